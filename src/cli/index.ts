@@ -1,0 +1,17 @@
+import { Command } from "commander";
+import { VERSION } from "../version.js";
+import { migrateCommand } from "./migrate.js";
+import { runCommand } from "./run.js";
+import { serveCommand } from "./serve.js";
+import { workspaceCommand } from "./workspace.js";
+
+const program = new Command("engram")
+  .description("Engram: memory for AI agents")
+  .version(VERSION)
+  .showHelpAfterError();
+
+program.addCommand(serveCommand());
+program.addCommand(migrateCommand());
+program.addCommand(workspaceCommand());
+
+await runCommand(() => program.parseAsync(process.argv));

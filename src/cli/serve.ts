@@ -1,0 +1,33 @@
+import { Command, InvalidArgumentError } from "commander";
+import { type DemoMode, startServer } from "../main.js";
+import { commandContext, shutdownSignal } from "./run.js";
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError("expected a port number from 0 to 65535");
+  return port;
+}
+
+export function serveCommand(): Command {
+  return new Command("serve")
+    .description("serve the HTTP API (and, unless --no-worker, the background worker)")
+    .option("--port <n>", "port to listen on (default: PORT or 8080)", parsePort)
+    .option("--host <h>", "address to bind (default: HOST or 127.0.0.1)")
+    .option("--no-worker", "do not run the background worker in this process")
+    .option("--demo", "create the demo workspace if it does not exist")
+    .option("--no-demo", "never create the demo workspace")
+    .action(async (options: { port?: number; host?: string; worker: boolean; demo?: boolean }) => {
+      const { config, log } = commandContext();
+      if (options.port !== undefined) config.port = options.port;
+      if (options.host !== undefined) config.host = options.host;
+      const demo: DemoMode = options.demo === undefined ? "auto" : options.demo ? "on" : "off";
+      const server = await startServer({ config, log, demo });
+      log.info(
+        { url: server.url, storage: server.db.kind, worker: options.worker },
+        `engram listening on ${server.url}`,
+      );
+      await shutdownSignal(log);
+      await server.close();
+    });
+}

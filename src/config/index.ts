@@ -1,0 +1,155 @@
+// Typed configuration, read once from the environment at start. A bad value stops
+// startup with a ConfigError naming the variable.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: LogLevel;
+  corsOrigins: string[];
+  maxQueryChars: number;
+  maxBatchRecords: number;
+  maxResponseBytes: number;
+  documentMaxRecords: number;
+  renderBudgetTokens: number;
+  graphLimitMax: number;
+  artifactUseRetentionDays: number;
+  artifactUsePurgeBatch: number;
+  backfillBatch: number;
+  enrichLlmBatch: number;
+  enrichEmbedBatch: number;
+  additiveVerifyMaxRows: number;
+  maxFeedbackCommentChars: number;
+  maxFeedbackEvidenceChars: number;
+  testDatabase: boolean;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`invalid ${variable}: ${problem}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads a variable; blank counts as unset so `FOO= cmd` falls back to the default. */
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `expected a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (["true", "1", "yes"].includes(value)) return true;
+  if (["false", "0", "no"].includes(value)) return false;
+  throw new ConfigError(name, `expected true or false, got "${value}"`);
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const value = raw(env, "DATABASE_URL");
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError("DATABASE_URL", "not a URL (expected postgres://user@host:port/database)");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError(
+      "DATABASE_URL",
+      `expected a postgres:// or postgresql:// URL, got ${url.protocol}//`,
+    );
+  }
+  return value;
+}
+
+/**
+ * API_CORS_ORIGINS: a comma-separated list, a JSON array, or a single origin. Each entry
+ * must be an exact origin (scheme://host[:port]); wildcards are refused.
+ */
+export function parseCorsOrigins(value: string | undefined): string[] {
+  const name = "API_CORS_ORIGINS";
+  const text = value?.trim();
+  if (!text) return [];
+  let entries: unknown[];
+  if (text.startsWith("[")) {
+    try {
+      entries = JSON.parse(text);
+    } catch {
+      throw new ConfigError(name, "looks like a JSON array but does not parse");
+    }
+    if (!Array.isArray(entries)) throw new ConfigError(name, "expected a JSON array of origins");
+  } else {
+    entries = text.split(",");
+  }
+  const origins: string[] = [];
+  for (const entry of entries) {
+    if (typeof entry !== "string") throw new ConfigError(name, "every entry must be a string");
+    const origin = entry.trim();
+    if (!origin) continue;
+    if (origin.includes("*")) throw new ConfigError(name, `wildcards are not allowed ("${origin}")`);
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(name, `"${origin}" is not an origin (expected scheme://host[:port])`);
+    }
+    if (parsed.origin === "null" || parsed.origin !== origin.replace(/\/$/, "")) {
+      throw new ConfigError(name, `"${origin}" is not an exact origin (scheme://host[:port], no path)`);
+    }
+    if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
+  }
+  return origins;
+}
+
+function logLevel(env: Env): LogLevel {
+  const value = raw(env, "LOG_LEVEL")?.toLowerCase() ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError("LOG_LEVEL", `expected one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
+  }
+  return value as LogLevel;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    port: int(env, "PORT", 8080, 0, 65535),
+    host: raw(env, "HOST") ?? "127.0.0.1",
+    databaseUrl: databaseUrl(env),
+    dataDir: raw(env, "DATA_DIR") ?? "./.engram",
+    logLevel: logLevel(env),
+    corsOrigins: parseCorsOrigins(env.API_CORS_ORIGINS),
+    maxQueryChars: int(env, "MAX_QUERY_CHARS", 8192, 1),
+    maxBatchRecords: int(env, "MAX_BATCH_RECORDS", 1000, 1),
+    maxResponseBytes: int(env, "MAX_RESPONSE_BYTES", 8_388_608, 1024),
+    documentMaxRecords: int(env, "DOCUMENT_MAX_RECORDS", 2000, 1),
+    renderBudgetTokens: int(env, "RENDER_BUDGET_TOKENS", 16_000, 1),
+    graphLimitMax: int(env, "GRAPH_LIMIT_MAX", 500, 1, 500),
+    artifactUseRetentionDays: int(env, "ARTIFACT_USE_RETENTION_DAYS", 90, 1),
+    artifactUsePurgeBatch: int(env, "ARTIFACT_USE_PURGE_BATCH", 500, 1),
+    backfillBatch: int(env, "BACKFILL_BATCH", 200, 1),
+    enrichLlmBatch: int(env, "ENRICH_LLM_BATCH", 16, 1),
+    enrichEmbedBatch: int(env, "ENRICH_EMBED_BATCH", 64, 1),
+    additiveVerifyMaxRows: int(env, "ADDITIVE_VERIFY_MAX_ROWS", 50_000, 0),
+    maxFeedbackCommentChars: int(env, "MAX_FEEDBACK_COMMENT_CHARS", 4000, 1),
+    maxFeedbackEvidenceChars: int(env, "MAX_FEEDBACK_EVIDENCE_CHARS", 16_000, 1),
+    testDatabase: bool(env, "TEST_DATABASE", false),
+  };
+}

@@ -1,0 +1,79 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Config } from "../config/index.js";
+import type { Db } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import { loggerOptions } from "../platform/log.js";
+import { ajv, queryAjv } from "../platform/schema.js";
+import { registerAuth } from "./auth.js";
+import { registerOpenApi } from "./openapi.js";
+import { registerOrigins } from "./origins.js";
+import { handleError, sendProblem } from "./problem.js";
+import { healthRoutes } from "./routes/health.js";
+import { problemSchema } from "./schemas.js";
+
+// Large enough for a full MAX_BATCH_RECORDS batch of ordinary records; larger bodies get 413.
+export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  version: string;
+  /** Route plugins registered after the built-in ones (domain routes; probes in tests). */
+  routes?: ((app: FastifyInstance) => void | Promise<void>)[];
+}
+
+/** Route patterns by method, to tell "no such path" (404) from "wrong method" (405). */
+function trackRoutes(app: FastifyInstance): (url: string) => string[] {
+  const routes: { method: string; pattern: RegExp }[] = [];
+  app.addHook("onRoute", (route) => {
+    const pattern = new RegExp(
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+")}$`,
+    );
+    for (const method of [route.method].flat()) routes.push({ method, pattern });
+  });
+  return (url) => {
+    const path = url.split("?")[0] ?? url;
+    return [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+  };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.config.logLevel === "silent" ? false : loggerOptions(deps.config.logLevel),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Finish in-flight requests on close; idle keep-alive sockets are closed at once.
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === "querystring" || httpPart === "params" ? queryAjv : ajv).compile(schema),
+  );
+  app.addSchema(problemSchema);
+  app.setErrorHandler(handleError);
+  const methodsFor = trackRoutes(app);
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = methodsFor(request.url).filter((m) => m !== "HEAD" && m !== "OPTIONS");
+    if (allowed.length > 0) {
+      reply.header("Allow", allowed.join(", "));
+      return sendProblem(
+        reply,
+        new AppError(
+          "method_not_allowed",
+          `${request.method} is not allowed here; use ${allowed.join(" or ")}`,
+        ),
+      );
+    }
+    return sendProblem(
+      reply,
+      new AppError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`),
+    );
+  });
+
+  await registerOrigins(app, deps.config.corsOrigins);
+  registerAuth(app, deps.db);
+  await registerOpenApi(app, deps.version);
+  healthRoutes(app, deps.db);
+  for (const register of deps.routes ?? []) await register(app);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from "fastify";
+import type { Db } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import { authenticate, type Workspace } from "../workspaces/index.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The workspace the bearer key selected; set on every non-public route. */
+    workspace: Workspace;
+  }
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+// Served without a key, whatever the method (so a wrong method gets 405, not 401).
+const PUBLIC_PATHS = new Set(["/health", "/openapi.json"]);
+
+function isPublicPath(url: string): boolean {
+  const path = url.split("?")[0] ?? url;
+  return PUBLIC_PATHS.has(path) || path === "/docs" || path.startsWith("/docs/");
+}
+
+/** Spec Authentication rules 1-3: a workspace key on every route except the public ones. */
+export function registerAuth(app: FastifyInstance, db: Db): void {
+  app.decorateRequest("workspace", undefined as unknown as Workspace);
+  app.addHook("onRequest", async (request) => {
+    if (isPublicPath(request.url)) return;
+    const match = BEARER.exec(request.headers.authorization ?? "");
+    const workspace = match?.[1] ? await authenticate(db, match[1]) : undefined;
+    if (!workspace) {
+      throw new AppError(
+        "unauthorized",
+        match ? "the workspace key is not valid" : "send the workspace key as Authorization: Bearer <key>",
+      );
+    }
+    request.workspace = workspace;
+  });
+}

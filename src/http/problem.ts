@@ -1,0 +1,93 @@
+import { STATUS_CODES } from "node:http";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, validationError } from "../platform/errors.js";
+import { toFieldErrors } from "../platform/schema.js";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8";
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  [extension: string]: unknown;
+}
+
+export function problemBody(error: AppError): ProblemBody {
+  return {
+    type: "about:blank",
+    title: STATUS_CODES[error.status] ?? "Error",
+    status: error.status,
+    code: error.code,
+    detail: error.detail,
+    ...error.extra,
+  };
+}
+
+// Connection-level failures of the database: the service is unavailable, not broken.
+const DB_DOWN_ERRNOS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EPIPE",
+  "EHOSTUNREACH",
+]);
+// SQLSTATE classes 08 (connection exception) and 57P0x (operator intervention: shutdown).
+const DB_DOWN_SQLSTATE = /^(08|57P0)/;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (DB_DOWN_ERRNOS.has(code) || DB_DOWN_SQLSTATE.test(code))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|PGlite is closed/i.test(
+    error.message,
+  );
+}
+
+/** Maps anything thrown while serving a request to an AppError a client may see. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const context = fastifyError.validationContext === "body" ? "" : (fastifyError.validationContext ?? "");
+    return validationError(
+      `the request ${fastifyError.validationContext ?? "input"} is invalid`,
+      toFieldErrors(fastifyError.validation as never, context),
+    );
+  }
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new AppError("payload_too_large", "the request body exceeds the size limit");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new AppError("unsupported_media_type", "send the request body as application/json");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return validationError("the request body is empty", [{ path: "", message: "a JSON body is required" }]);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError("database_unavailable", "the database is unavailable; try again shortly");
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 400) {
+    // Malformed JSON and other unreadable requests.
+    return validationError("the request could not be read", [{ path: "", message: fastifyError.message }]);
+  }
+  if (status === 404) return new AppError("not_found", "no such resource");
+  if (status === 413) return new AppError("payload_too_large", "the request body exceeds the size limit");
+  if (status > 400 && status < 500) {
+    return new AppError("request_schema", fastifyError.message, {}, status);
+  }
+  return new AppError("internal", "the server failed to complete the request");
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.status === 401) reply.header("WWW-Authenticate", 'Bearer realm="engram"');
+  return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(error));
+}
+
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, "request failed");
+  return sendProblem(reply, appError);
+}

@@ -1,0 +1,87 @@
+// Composition root: config → database → migrations → demo bootstrap → HTTP.
+import type { FastifyInstance } from "fastify";
+import type { Config } from "./config/index.js";
+import { buildApp } from "./http/app.js";
+import { type Db, migrate, openDatabase } from "./platform/db/index.js";
+import type { Logger } from "./platform/log.js";
+import { VERSION } from "./version.js";
+import { countWorkspaces, createWorkspace, findWorkspaceByName } from "./workspaces/index.js";
+
+export const DEMO_WORKSPACE = "demo";
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openMigratedDatabase(config: Config, log: Logger): Promise<Db> {
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onIdleError: (error) => log.warn({ err: error }, "database connection lost"),
+  });
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) log.info({ migrations: applied }, "applied migrations");
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+export type DemoMode = "auto" | "on" | "off";
+
+/**
+ * The demo workspace (CONVENTIONS.md): created when the store holds no workspace at all
+ * and no DATABASE_URL is set, or when --demo asks for it. Its key is printed once.
+ */
+export async function bootstrapDemo(db: Db, config: Config, mode: DemoMode): Promise<string | undefined> {
+  if (mode === "off") return undefined;
+  if (mode === "auto" && (config.databaseUrl || (await countWorkspaces(db)) > 0)) return undefined;
+  if (await findWorkspaceByName(db, DEMO_WORKSPACE)) return undefined;
+  const created = await createWorkspace(db, DEMO_WORKSPACE);
+  return created.api_key;
+}
+
+export interface Server {
+  app: FastifyInstance;
+  db: Db;
+  url: string;
+  /** Stops accepting, finishes in-flight requests, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  config: Config;
+  log: Logger;
+  demo: DemoMode;
+}
+
+export async function startServer(options: ServeOptions): Promise<Server> {
+  const { config, log } = options;
+  const db = await openMigratedDatabase(config, log);
+  try {
+    const demoKey = await bootstrapDemo(db, config, options.demo);
+    if (demoKey) {
+      process.stderr.write(
+        `\nCreated the "${DEMO_WORKSPACE}" workspace. Its key is shown only this once:\n\n  ${demoKey}\n\n` +
+          "Send it as: Authorization: Bearer <key>\n\n",
+      );
+    }
+    const app = await buildApp({ config, db, version: VERSION });
+    const url = await app.listen({ port: config.port, host: config.host });
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      db,
+      url,
+      close: () => {
+        closing ??= (async () => {
+          await app.close();
+          await db.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,6 @@
+export { DataDirLockedError } from "./datadir-lock.js";
+export { loadMigrations, migrate } from "./migrate.js";
+export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
+export { openPglite } from "./pglite.js";
+export { openPostgres } from "./postgres.js";
+export type { Db, DbKind, Queryable, QueryResult } from "./types.js";

@@ -1,0 +1,53 @@
+import { readdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { Db } from "./types.js";
+
+const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
+const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
+
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => MIGRATION_FILE.test(file)).sort();
+  const migrations: Migration[] = [];
+  for (const file of files) {
+    const id = Number(file.slice(0, 4));
+    if (migrations.some((m) => m.id === id)) throw new Error(`two migrations numbered ${id}`);
+    migrations.push({ id, name: file.replace(/\.sql$/, ""), sql: await readFile(dir + file, "utf8") });
+  }
+  return migrations;
+}
+
+/**
+ * Applies the numbered migrations not yet recorded, in order, in one transaction. The
+ * advisory lock makes concurrent starts against one server take turns: the second finds
+ * everything applied. Returns the names applied by this call.
+ */
+export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
+  const pending = migrations ?? (await loadMigrations());
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('engram.migrate', 0))");
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      id integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await tx.query<{ id: number }>("SELECT id FROM schema_migrations");
+    const applied = new Set(rows.map((row) => row.id));
+    const names: string[] = [];
+    for (const migration of pending) {
+      if (applied.has(migration.id)) continue;
+      await tx.exec(migration.sql);
+      await tx.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [
+        migration.id,
+        migration.name,
+      ]);
+      names.push(migration.name);
+    }
+    return names;
+  });
+}

@@ -1,0 +1,56 @@
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import type { Db, Queryable, QueryResult } from "./types.js";
+import { WORKSPACE_LOCK_SQL } from "./types.js";
+
+const INT8_OID = 20;
+
+// Sequence numbers and counters are bigint; they stay far below 2^53, so numbers are
+// safe and both adapters return the same JavaScript types.
+const parsers = { [INT8_OID]: (value: string) => Number(value) };
+
+function wrap(target: PGlite | Transaction): Queryable {
+  return {
+    async query<T>(text: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const result = await target.query<T>(text, params);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async exec(script: string): Promise<void> {
+      await target.exec(script);
+    },
+  };
+}
+
+export interface PgliteOptions {
+  /** A directory path, or "memory://" for an in-memory database. */
+  dataDir: string;
+  /** A data directory dump (from dumpDataDir) to start from, used by tests to skip initdb. */
+  loadDataDir?: Blob;
+}
+
+/** Embedded PostgreSQL. PGlite runs every statement on one connection, serialized. */
+export async function openPglite(options: PgliteOptions): Promise<Db & { pglite: PGlite }> {
+  const pglite = await PGlite.create(options.dataDir, {
+    extensions: { vector },
+    parsers,
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  await pglite.exec("CREATE EXTENSION IF NOT EXISTS vector");
+  const root = wrap(pglite);
+  return {
+    kind: "pglite",
+    hasVector: true,
+    pglite,
+    query: root.query,
+    exec: root.exec,
+    transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx))),
+    withWorkspaceLock: (workspaceId, fn) =>
+      pglite.transaction(async (tx) => {
+        await tx.query(WORKSPACE_LOCK_SQL, [workspaceId]);
+        return fn(wrap(tx));
+      }),
+    async close() {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import pg from "pg";
+import type { Db, Queryable, QueryResult } from "./types.js";
+import { WORKSPACE_LOCK_SQL } from "./types.js";
+
+const INT8_OID = 20;
+
+// See pglite.ts: bigints come back as numbers from both adapters.
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === INT8_OID && format !== "binary") return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+// A server that does not answer within this time is treated as down (health answers 503).
+const CONNECT_TIMEOUT_MS = 5_000;
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<T>(text: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const result = await client.query(text, params as unknown[]);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+    },
+    // Without parameters node-postgres uses the simple protocol, which runs several statements.
+    async exec(script: string): Promise<void> {
+      await client.query(script);
+    },
+  };
+}
+
+export interface PostgresOptions {
+  connectionString: string;
+  poolSize?: number;
+  onIdleError?: (error: Error) => void;
+}
+
+/** A PostgreSQL server through a node-postgres pool. */
+export async function openPostgres(options: PostgresOptions): Promise<Db & { pool: pg.Pool }> {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types,
+  });
+  // An idle client losing its connection must not crash the process; the next query
+  // gets a fresh connection or a clear error.
+  pool.on("error", (error) => options.onIdleError?.(error));
+  const hasVector = await enableVector(pool);
+
+  async function transaction<T>(fn: (tx: Queryable) => Promise<T>, lockWorkspace?: string): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      if (lockWorkspace !== undefined) await client.query(WORKSPACE_LOCK_SQL, [lockWorkspace]);
+      const result = await fn(wrap(client));
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const root = wrap(pool);
+  let closed = false;
+  return {
+    kind: "postgres",
+    hasVector,
+    pool,
+    query: root.query,
+    exec: root.exec,
+    transaction: (fn) => transaction(fn),
+    withWorkspaceLock: (workspaceId, fn) => transaction(fn, workspaceId),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Installs pgvector when the server offers it. Without it Engram keeps vectors in real[]
+ * columns searched by an exact scan (CONVENTIONS.md, Storage). A failure to connect here is
+ * not fatal: the server may come up later, and health reports it meanwhile.
+ */
+async function enableVector(pool: pg.Pool): Promise<boolean> {
+  try {
+    const { rows } = await pool.query(
+      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed, EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available",
+    );
+    if (rows[0]?.installed) return true;
+    if (!rows[0]?.available) return false;
+    await pool.query("CREATE EXTENSION IF NOT EXISTS vector");
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,29 @@
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+/** Anything SQL can be sent to: the database itself or an open transaction. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export type DbKind = "pglite" | "postgres";
+
+/** The one database port. Adapters: PGlite (embedded) and a node-postgres pool (server). */
+export interface Db extends Queryable {
+  readonly kind: DbKind;
+  /** True when the pgvector extension is installed (vector columns and HNSW indexes). */
+  readonly hasVector: boolean;
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** A transaction that holds the workspace's advisory lock until it ends. */
+  withWorkspaceLock<T>(workspaceId: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** SQL taking the transaction-scoped advisory lock of one workspace. */
+export const WORKSPACE_LOCK_SQL =
+  "SELECT pg_advisory_xact_lock(hashtextextended('engram.workspace:' || $1, 0))";

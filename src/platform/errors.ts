@@ -1,0 +1,74 @@
+// One registry of error codes and their HTTP status. Every error a client sees is an
+// AppError rendered as RFC 9457 problem details by the HTTP layer.
+
+export const ERROR_STATUS = {
+  unauthorized: 401,
+  origin_forbidden: 403,
+  not_found: 404,
+  view_not_found: 404,
+  artifact_not_found: 404,
+  artifact_use_not_found: 404,
+  method_not_allowed: 405,
+  dedupe_conflict: 409,
+  catalog_incompatible: 409,
+  backfill_exists: 409,
+  incomplete_space: 409,
+  document_too_large: 409,
+  response_too_large: 409,
+  promotion_stale: 409,
+  no_catalog: 409,
+  cursor_scope: 409,
+  cursor_regression: 409,
+  workspace_exists: 409,
+  artifact_use_expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  request_schema: 422,
+  artifact_snapshot: 422,
+  learning_signals_unavailable: 422,
+  answer_unavailable: 422,
+  answer_question_too_large: 422,
+  graph_ambiguous: 422,
+  reindex_request: 422,
+  rate_limited: 429,
+  internal: 500,
+  answer_citation: 502,
+  answer_model: 502,
+  answer_model_unavailable: 503,
+  database_unavailable: 503,
+  embeddings_unavailable: 503,
+  search_unavailable: 503,
+  rerank_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One item of a validation error list: where (a JSON pointer-like path) and what. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+    /** Extension members of the problem body (errors, file, path, compatibility, ...). */
+    readonly extra: Record<string, unknown> = {},
+    /** Overrides the registry status, for the few codes that are status-dependent. */
+    status?: number,
+  ) {
+    super(detail);
+    this.name = "AppError";
+    this.status = status ?? ERROR_STATUS[code];
+  }
+
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export function validationError(detail: string, errors: FieldError[]): AppError {
+  return new AppError("request_schema", detail, { errors });
+}

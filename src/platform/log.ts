@@ -1,0 +1,34 @@
+import { type Logger, type LoggerOptions, pino } from "pino";
+
+const REDACTED = "[redacted]";
+
+// Credentials never reach a log: authorization headers and every *_key field (api_key, ...).
+function isSecretField(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === "authorization" || lower.endsWith("_key") || lower === "apikey";
+}
+
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  if (value instanceof Error || value instanceof Date) return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value)) {
+    out[name] = isSecretField(name) ? REDACTED : redactSecrets(field, depth + 1);
+  }
+  return out;
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
+  };
+}
+
+/** A logger for the CLI and the worker; the HTTP server gets the same options. */
+export function createLogger(level: string): Logger {
+  return pino(loggerOptions(level), pino.destination(2));
+}
+
+export type { Logger };

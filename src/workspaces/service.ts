@@ -1,0 +1,66 @@
+import type { Queryable } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import { generateKey, isWellFormedKey, keyDigest } from "./keys.js";
+import * as sql from "./sql.js";
+
+export interface Workspace {
+  id: string;
+  name: string;
+}
+
+export interface WorkspaceSummary extends Workspace {
+  created_at: Date;
+}
+
+export interface CreatedWorkspace {
+  workspace: string;
+  id: string;
+  /** Shown once; only its digest is stored. */
+  api_key: string;
+}
+
+// Names appear in URLs, logs and shell commands: keep them plain.
+const NAME_FORMAT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function validateWorkspaceName(name: string): void {
+  if (!NAME_FORMAT.test(name)) {
+    throw new AppError(
+      "request_schema",
+      `invalid workspace name "${name}": use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    );
+  }
+}
+
+export async function createWorkspace(db: Queryable, name: string): Promise<CreatedWorkspace> {
+  validateWorkspaceName(name);
+  const apiKey = generateKey();
+  const { rows } = await db.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name, keyDigest(apiKey)]);
+  const row = rows[0];
+  if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
+  return { workspace: row.name, id: row.id, api_key: apiKey };
+}
+
+export async function listWorkspaces(db: Queryable): Promise<WorkspaceSummary[]> {
+  return (await db.query<WorkspaceSummary>(sql.LIST_WORKSPACES)).rows;
+}
+
+export async function countWorkspaces(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(sql.COUNT_WORKSPACES);
+  return rows[0]?.count ?? 0;
+}
+
+export async function findWorkspaceByName(
+  db: Queryable,
+  name: string,
+): Promise<WorkspaceSummary | undefined> {
+  return (await db.query<WorkspaceSummary>(sql.FIND_BY_NAME, [name])).rows[0];
+}
+
+/**
+ * The workspace a key selects, or undefined. The key is compared by looking up its digest
+ * (an index probe), never character by character, so timing reveals nothing about it.
+ */
+export async function authenticate(db: Queryable, key: string): Promise<Workspace | undefined> {
+  if (!isWellFormedKey(key)) return undefined;
+  return (await db.query<Workspace>(sql.FIND_BY_KEY_DIGEST, [keyDigest(key)])).rows[0];
+}

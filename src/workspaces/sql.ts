@@ -1,0 +1,12 @@
+export const INSERT_WORKSPACE = `
+  INSERT INTO workspaces (name, key_digest) VALUES ($1, decode($2, 'hex'))
+  ON CONFLICT (name) DO NOTHING
+  RETURNING id, name, created_at`;
+
+export const LIST_WORKSPACES = "SELECT id, name, created_at FROM workspaces ORDER BY name";
+
+export const COUNT_WORKSPACES = "SELECT count(*)::int AS count FROM workspaces";
+
+export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE name = $1";
+
+export const FIND_BY_KEY_DIGEST = "SELECT id, name FROM workspaces WHERE key_digest = decode($1, 'hex')";

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "../../src/platform/errors.js";
+import { authenticate, createWorkspace, listWorkspaces } from "../../src/workspaces/index.js";
+import { createTestDb, type TestDb } from "../support/db.js";
+
+describe("workspaces and keys", () => {
+  let testDb: TestDb;
+  beforeAll(async () => {
+    testDb = await createTestDb();
+  });
+  afterAll(() => testDb.close());
+
+  it("each key selects exactly its own workspace", async () => {
+    const a = await createWorkspace(testDb.db, "ws-a");
+    const b = await createWorkspace(testDb.db, "ws-b");
+    expect(a.api_key).not.toBe(b.api_key);
+    expect(await authenticate(testDb.db, a.api_key)).toEqual({ id: a.id, name: "ws-a" });
+    expect(await authenticate(testDb.db, b.api_key)).toEqual({ id: b.id, name: "ws-b" });
+  });
+
+  it("refuses unknown, malformed and altered keys", async () => {
+    const a = await createWorkspace(testDb.db, "ws-c");
+    const altered = a.api_key.slice(0, -1) + (a.api_key.endsWith("A") ? "B" : "A");
+    expect(await authenticate(testDb.db, altered)).toBeUndefined();
+    expect(await authenticate(testDb.db, "egk_nope")).toBeUndefined();
+    expect(await authenticate(testDb.db, "")).toBeUndefined();
+  });
+
+  it("stores only the SHA-256 digest, never the key", async () => {
+    const a = await createWorkspace(testDb.db, "ws-d");
+    const { rows } = await testDb.db.query<Record<string, unknown>>(
+      "SELECT * FROM workspaces WHERE id = $1",
+      [a.id],
+    );
+    expect(
+      JSON.stringify(rows[0], (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v)),
+    ).not.toContain(a.api_key);
+    const { rows: digest } = await testDb.db.query<{ hex: string }>(
+      "SELECT encode(key_digest, 'hex') AS hex FROM workspaces WHERE id = $1",
+      [a.id],
+    );
+    const { createHash } = await import("node:crypto");
+    expect(digest[0]?.hex).toBe(createHash("sha256").update(a.api_key).digest("hex"));
+  });
+
+  it("refuses a second workspace of the same name and invalid names", async () => {
+    await createWorkspace(testDb.db, "twice");
+    await expect(createWorkspace(testDb.db, "twice")).rejects.toThrow(/already exists/);
+    await expect(createWorkspace(testDb.db, "has space")).rejects.toBeInstanceOf(AppError);
+    await expect(createWorkspace(testDb.db, "")).rejects.toBeInstanceOf(AppError);
+  });
+
+  it("lists names, ids and creation times without keys", async () => {
+    const list = await listWorkspaces(testDb.db);
+    expect(list.map((w) => w.name)).toContain("twice");
+    for (const entry of list) expect(Object.keys(entry).sort()).toEqual(["created_at", "id", "name"]);
+  });
+});

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from "fastify";
+import { type Config, loadConfig } from "../../src/config/index.js";
+import { type AppDeps, buildApp } from "../../src/http/app.js";
+import type { Db } from "../../src/platform/db/index.js";
+import { createWorkspace } from "../../src/workspaces/index.js";
+import { createTestDb, type TestDb } from "./db.js";
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ LOG_LEVEL: "silent", TEST_DATABASE: "true", ...env });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  testDb: TestDb;
+  /** Creates a workspace and returns its bearer headers. */
+  workspace(name: string): Promise<{ id: string; key: string; headers: { authorization: string } }>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(
+  options: { env?: Record<string, string>; routes?: AppDeps["routes"]; testDb?: TestDb } = {},
+): Promise<TestApp> {
+  const testDb = options.testDb ?? (await createTestDb());
+  const app = await buildApp({
+    config: testConfig(options.env),
+    db: testDb.db,
+    version: "test",
+    routes: options.routes,
+  });
+  return {
+    app,
+    db: testDb.db,
+    testDb,
+    async workspace(name) {
+      const created = await createWorkspace(testDb.db, name);
+      return {
+        id: created.id,
+        key: created.api_key,
+        headers: { authorization: `Bearer ${created.api_key}` },
+      };
+    },
+    async close() {
+      await app.close();
+      await testDb.close();
+    },
+  };
+}

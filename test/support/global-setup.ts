@@ -1,0 +1,51 @@
+// Once per test run: a migrated database every test file clones, so no file pays for initdb
+// (PGlite.create takes ~4 s) or for migrations.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { migrate, openPglite } from "../../src/platform/db/index.js";
+import { databaseUrlFor } from "./urls.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgliteDump: string;
+    serverTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl) {
+    const template = `engram_tpl_${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: databaseUrlFor(serverUrl, "postgres") });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${template}`);
+    const { openPostgres } = await import("../../src/platform/db/index.js");
+    const db = await openPostgres({ connectionString: databaseUrlFor(serverUrl, template) });
+    await migrate(db);
+    await db.close();
+    project.provide("serverTemplate", template);
+    project.provide("pgliteDump", "");
+    return async () => {
+      // Test files drop their own databases; this sweeps the template and any a crash left.
+      const { rows } = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+        `${template}%`,
+      ]);
+      for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+      await admin.end();
+    };
+  }
+  const db = await openPglite({ dataDir: "memory://" });
+  await migrate(db);
+  const dump = await db.pglite.dumpDataDir("none");
+  await db.close();
+  const dir = await mkdtemp(join(tmpdir(), "engram-test-"));
+  const file = join(dir, "migrated.tar");
+  await writeFile(file, Buffer.from(await dump.arrayBuffer()));
+  project.provide("pgliteDump", file);
+  project.provide("serverTemplate", "");
+  return () => rm(dir, { recursive: true, force: true });
+}

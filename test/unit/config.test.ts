@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseCorsOrigins } from "../../src/config/index.js";
+
+describe("configuration", () => {
+  it("uses the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "127.0.0.1",
+      databaseUrl: undefined,
+      dataDir: "./.engram",
+      logLevel: "info",
+      corsOrigins: [],
+      maxQueryChars: 8192,
+      maxBatchRecords: 1000,
+      maxResponseBytes: 8388608,
+      documentMaxRecords: 2000,
+      renderBudgetTokens: 16000,
+      graphLimitMax: 500,
+      artifactUseRetentionDays: 90,
+      artifactUsePurgeBatch: 500,
+      backfillBatch: 200,
+      enrichLlmBatch: 16,
+      enrichEmbedBatch: 64,
+      additiveVerifyMaxRows: 50000,
+      maxFeedbackCommentChars: 4000,
+      maxFeedbackEvidenceChars: 16000,
+      testDatabase: false,
+    });
+  });
+
+  it("reads values from the environment", () => {
+    const config = loadConfig({
+      PORT: "9000",
+      HOST: "0.0.0.0",
+      DATABASE_URL: "postgres://u@localhost:5432/x",
+      TEST_DATABASE: "true",
+      GRAPH_LIMIT_MAX: "100",
+    });
+    expect(config.port).toBe(9000);
+    expect(config.host).toBe("0.0.0.0");
+    expect(config.databaseUrl).toBe("postgres://u@localhost:5432/x");
+    expect(config.testDatabase).toBe(true);
+    expect(config.graphLimitMax).toBe(100);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["MAX_BATCH_RECORDS", "0"],
+    ["MAX_BATCH_RECORDS", "-5"],
+    ["RENDER_BUDGET_TOKENS", "1.5"],
+    ["GRAPH_LIMIT_MAX", "501"],
+    ["TEST_DATABASE", "maybe"],
+    ["LOG_LEVEL", "loud"],
+    ["DATABASE_URL", "mysql://localhost/x"],
+    ["DATABASE_URL", "not a url"],
+    ["API_CORS_ORIGINS", "*"],
+  ])("refuses %s=%s with a message naming the variable", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
+
+describe("API_CORS_ORIGINS", () => {
+  it("is empty when unset or blank", () => {
+    expect(parseCorsOrigins(undefined)).toEqual([]);
+    expect(parseCorsOrigins("  ")).toEqual([]);
+  });
+
+  it("accepts a single origin", () => {
+    expect(parseCorsOrigins("https://app.example.com")).toEqual(["https://app.example.com"]);
+  });
+
+  it("accepts a comma-separated list", () => {
+    expect(parseCorsOrigins("https://a.example.com, http://localhost:3000")).toEqual([
+      "https://a.example.com",
+      "http://localhost:3000",
+    ]);
+  });
+
+  it("accepts a JSON array", () => {
+    expect(parseCorsOrigins('["https://a.example.com","http://localhost:3000"]')).toEqual([
+      "https://a.example.com",
+      "http://localhost:3000",
+    ]);
+  });
+
+  it.each([
+    ["*"],
+    ["https://*.example.com"],
+    ['["*"]'],
+    ["https://a.example.com/path"],
+    ["a.example.com"],
+    ["[1,2]"],
+    ["[not json"],
+    ['{"a":1}'],
+  ])("refuses %s", (value) => {
+    expect(() => parseCorsOrigins(value)).toThrow(/API_CORS_ORIGINS/);
+  });
+});
