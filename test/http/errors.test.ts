@@ -40,7 +40,6 @@ describe("RFC 9457 error bodies", () => {
   });
   afterAll(() => t.close());
 
-  // biome-ignore lint/suspicious/noExplicitAny: problem bodies are read field by field below
   function expectProblem(
     res: { headers: Record<string, unknown>; json(): Record<string, any> },
     status: number,

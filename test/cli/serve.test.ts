@@ -1,0 +1,92 @@
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, cliEnv, collect, runCli, startCli } from "../support/cli.js";
+import { createTestDb, onServer, type TestDb } from "../support/db.js";
+
+/** Waits until the server logs its address; returns it with the stderr read so far. */
+function listening(child: ChildProcess): Promise<{ url: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
+      if (match?.[1]) resolve({ url: match[1], stderr });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+describe("engram serve (the quick start)", () => {
+  let dir: string;
+  let testDb: TestDb | undefined;
+  let child: ChildProcess;
+  let exited: Promise<CliResult>;
+  let url: string;
+  let demoKey: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "engram-serve-"));
+    const args = ["serve", "--port", "0"];
+    if (onServer) {
+      testDb = await createTestDb();
+      env = cliEnv({ DATABASE_URL: testDb.url as string, LOG_LEVEL: "info" });
+      args.push("--demo");
+    } else {
+      env = cliEnv({ DATA_DIR: dir, LOG_LEVEL: "info" });
+    }
+    child = startCli(args, env);
+    const started = listening(child);
+    exited = collect(child);
+    const ready = await started;
+    url = ready.url;
+    demoKey = /egk_[A-Za-z0-9_-]{43}/.exec(ready.stderr)?.[0] ?? "";
+  });
+
+  afterAll(async () => {
+    child.kill("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+    await testDb?.close();
+  });
+
+  it("prints the demo key once on stderr", () => {
+    expect(demoKey).toMatch(/^egk_/);
+  });
+
+  it("answers /health with ok and db", async () => {
+    const res = await fetch(`${url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, db: true });
+  });
+
+  it("authenticates the demo key and refuses a wrong one", async () => {
+    const good = await fetch(`${url}/no-such-route`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(good.status).toBe(404);
+    const bad = await fetch(`${url}/no-such-route`, { headers: { authorization: "Bearer egk_wrong" } });
+    expect(bad.status).toBe(401);
+    expect((await bad.json()).code).toBe("unauthorized");
+  });
+
+  it.skipIf(onServer)("holds the data directory: an operator command fails naming the pid", async () => {
+    const result = await runCli(["workspace", "list"], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`in use by process ${child.pid}`);
+  });
+
+  it("shuts down on SIGTERM and releases the data directory", async () => {
+    child.kill("SIGTERM");
+    const result = await exited;
+    expect(result.code).toBe(0);
+    expect(existsSync(join(dir, "engram.lock"))).toBe(false);
+  });
+
+  it("does not create the demo workspace again on the next start", async () => {
+    if (onServer) return;
+    const listed = await runCli(["workspace", "list", "--json"], env);
+    expect(JSON.parse(listed.stdout).map((w: { workspace: string }) => w.workspace)).toEqual(["demo"]);
+  });
+});
