@@ -50,7 +50,9 @@ describe("engram workspace and migrate commands", () => {
     expect(plain.stdout).toContain("acme");
     const json = await runCli(["workspace", "list", "--json"], env);
     const rows = JSON.parse(json.stdout);
-    expect(rows.find((r: { workspace: string }) => r.workspace === "acme")).toMatchObject({ workspace: "acme" });
+    expect(rows.find((r: { workspace: string }) => r.workspace === "acme")).toMatchObject({
+      workspace: "acme",
+    });
     for (const output of [plain.stdout + plain.stderr, json.stdout + json.stderr]) {
       expect(output).not.toContain(apiKey);
       expect(output).not.toContain("egk_");
