@@ -8,6 +8,7 @@ import { registerAuth } from "./auth.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { handleError, sendProblem } from "./problem.js";
+import { catalogRoutes } from "./routes/catalog.js";
 import { healthRoutes } from "./routes/health.js";
 import { problemSchema } from "./schemas.js";
 
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, deps.db);
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);
+  catalogRoutes(app, deps.db);
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

@@ -1,0 +1,90 @@
+import { ajv } from "../platform/schema.js";
+import type { Def } from "./def.js";
+import { type CatalogIndex, missingReference } from "./index-types.js";
+import { NAME, NAME_HINT } from "./names.js";
+import { type CollectionDef, type FieldDecl, VALUE_TYPES } from "./types.js";
+
+const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+function parseField(src: Def): FieldDecl {
+  src.fields(["path", "type", "filter", "sort", "return", "project", "description"], ["path", "type"]);
+  src.at("description").maybe()?.string();
+  return {
+    path: src
+      .at("path")
+      .string({ pattern: FIELD_PATH, patternHint: "a dotted path into content (customer.tier)" }),
+    type: src.at("type").oneOf(VALUE_TYPES),
+    filter: src.at("filter").maybe()?.boolean() ?? false,
+    sort: src.at("sort").maybe()?.boolean() ?? false,
+    return: src.at("return").maybe()?.boolean() ?? false,
+    project: src.at("project").maybe()?.boolean() ?? false,
+  };
+}
+
+function parseSchema(src: Def): Record<string, unknown> {
+  src.entries();
+  const schema = src.value as Record<string, unknown>;
+  try {
+    ajv.compile(schema);
+  } catch (error) {
+    src.fail(`not a valid JSON Schema 2020-12: ${(error as Error).message}`);
+  }
+  if (schema.type !== undefined && schema.type !== "object") {
+    src.at("type").fail('record content is an object: the schema type must be "object"');
+  }
+  return schema;
+}
+
+export function parseCollection(src: Def): CollectionDef {
+  src.fields(
+    [
+      "name",
+      "version",
+      "active",
+      "mode",
+      "schema",
+      "fields",
+      "required_processors",
+      "search_profile",
+      "answerable",
+      "description",
+    ],
+    ["name", "version", "mode", "schema", "search_profile"],
+  );
+  src.at("description").maybe()?.string();
+  const fields: Record<string, FieldDecl> = {};
+  for (const [name, field] of src.at("fields").maybe()?.entries() ?? []) {
+    if (!NAME.test(name)) field.fail(`field name "${name}" is not ${NAME_HINT}`);
+    fields[name] = parseField(field);
+  }
+  return {
+    name: src.at("name").string({ pattern: NAME, patternHint: NAME_HINT }),
+    version: src.at("version").integer({ min: 1 }),
+    active: src.at("active").maybe()?.boolean() ?? false,
+    mode: src.at("mode").oneOf(["event", "keyed", "mixed"] as const),
+    schema: parseSchema(src.at("schema")),
+    fields,
+    required_processors: src.at("required_processors").maybe()?.strings() ?? [],
+    search_profile: src.at("search_profile").string({ pattern: NAME, patternHint: NAME_HINT }),
+    answerable: src.at("answerable").maybe()?.boolean() ?? false,
+  };
+}
+
+export function linkCollection(def: CollectionDef, src: Def, index: CatalogIndex): void {
+  def.required_processors.forEach((name, i) => {
+    if (!index.processors.has(name))
+      missingReference(index, "processors", name, src.at("required_processors").at(i));
+  });
+  // Spec (Package manifest): every collection's default search_profile must be a required profile.
+  if (!index.manifest.def.search_profiles.includes(def.search_profile)) {
+    if (index.defined.search_profiles.has(def.search_profile)) {
+      src
+        .at("search_profile")
+        .fail(
+          `search profile "${def.search_profile}" must be listed under the package's search_profiles`,
+          "package_not_closed",
+        );
+    }
+    missingReference(index, "search_profiles", def.search_profile, src.at("search_profile"));
+  }
+}

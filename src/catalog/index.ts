@@ -1,0 +1,14 @@
+export type { CatalogIndex } from "./index-types.js";
+export { type LoadedCatalog, loadCatalog } from "./load.js";
+export {
+  activeCatalog,
+  type CatalogSummary,
+  type CompatibilityReport,
+  describeCatalog,
+  dryRunPublish,
+  installedCompatibility,
+  type PublishRequest,
+  type PublishResult,
+  publishCatalog,
+  requireCatalog,
+} from "./service.js";
