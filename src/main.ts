@@ -1,13 +1,23 @@
 // Composition root: config → database → migrations → demo bootstrap → HTTP.
+import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
+import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { buildApp } from "./http/app.js";
 import { type Db, migrate, openDatabase } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
 import { VERSION } from "./version.js";
-import { countWorkspaces, createWorkspace, findWorkspaceByName } from "./workspaces/index.js";
+import {
+  countWorkspaces,
+  createWorkspace,
+  deleteWorkspace,
+  findWorkspaceByName,
+} from "./workspaces/index.js";
 
 export const DEMO_WORKSPACE = "demo";
+
+/** The example package the demo workspace starts with (CONVENTIONS.md). */
+export const EXAMPLE_CATALOG_DIR = fileURLToPath(new URL("../examples/catalog/", import.meta.url));
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openMigratedDatabase(config: Config, log: Logger): Promise<Db> {
@@ -36,7 +46,15 @@ export async function bootstrapDemo(db: Db, config: Config, mode: DemoMode): Pro
   if (mode === "off") return undefined;
   if (mode === "auto" && (config.databaseUrl || (await countWorkspaces(db)) > 0)) return undefined;
   if (await findWorkspaceByName(db, DEMO_WORKSPACE)) return undefined;
+  const example = await exampleCatalogRequest(EXAMPLE_CATALOG_DIR);
   const created = await createWorkspace(db, DEMO_WORKSPACE);
+  try {
+    await publishCatalog(db, { id: created.id, name: created.workspace }, example);
+  } catch (error) {
+    // Never leave a demo workspace whose key nobody saw: the next start would not retry.
+    await deleteWorkspace(db, created.id);
+    throw error;
+  }
   return created.api_key;
 }
 

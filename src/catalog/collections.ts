@@ -1,7 +1,7 @@
-import { ajv } from "../platform/schema.js";
 import type { Def } from "./def.js";
 import { type CatalogIndex, missingReference } from "./index-types.js";
 import { NAME, NAME_HINT } from "./names.js";
+import { parseJsonSchema } from "./processors.js";
 import { type CollectionDef, type FieldDecl, VALUE_TYPES } from "./types.js";
 
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -22,13 +22,7 @@ function parseField(src: Def): FieldDecl {
 }
 
 function parseSchema(src: Def): Record<string, unknown> {
-  src.entries();
-  const schema = src.value as Record<string, unknown>;
-  try {
-    ajv.compile(schema);
-  } catch (error) {
-    src.fail(`not a valid JSON Schema 2020-12: ${(error as Error).message}`);
-  }
+  const schema = parseJsonSchema(src);
   if (schema.type !== undefined && schema.type !== "object") {
     src.at("type").fail('record content is an object: the schema type must be "object"');
   }

@@ -22,7 +22,8 @@ export function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === "string")
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return `${typeof value} ${String(value)}`;
 }
 
@@ -71,7 +72,8 @@ export class Def {
       this.fail(`expected a mapping, got ${describe(this.value)}`);
     }
     for (const key of Object.keys(this.value as object)) {
-      if (!allowed.includes(key)) this.at(key).fail(`unknown field "${key}" (allowed: ${allowed.join(", ")})`);
+      if (!allowed.includes(key))
+        this.at(key).fail(`unknown field "${key}" (allowed: ${allowed.join(", ")})`);
     }
     for (const key of required) this.at(key).required();
   }
@@ -121,7 +123,8 @@ export class Def {
     const n = this.value as number;
     if (rule.min !== undefined && n < rule.min) this.fail(`must be at least ${rule.min}, got ${n}`);
     if (rule.max !== undefined && n > rule.max) this.fail(`must be at most ${rule.max}, got ${n}`);
-    if (rule.above !== undefined && n <= rule.above) this.fail(`must be greater than ${rule.above}, got ${n}`);
+    if (rule.above !== undefined && n <= rule.above)
+      this.fail(`must be greater than ${rule.above}, got ${n}`);
     return n;
   }
 
@@ -148,7 +151,8 @@ export class Def {
     const seen = new Set<string>();
     return items.map((item) => {
       const text = item.string(rule.item);
-      if (!rule.allowDuplicates && seen.has(text)) item.fail(`duplicate entry "${text}"`, "definition_duplicate");
+      if (!rule.allowDuplicates && seen.has(text))
+        item.fail(`duplicate entry "${text}"`, "definition_duplicate");
       seen.add(text);
       return text;
     });

@@ -20,6 +20,9 @@ export class DefinitionError extends AppError {
     readonly path: DefinitionPath,
     detail: string,
   ) {
-    super(code, `${file}${path.length ? ` at ${path.join(".")}` : ""}: ${detail}`, { file, path: path.join(".") });
+    super(code, `${file}${path.length ? ` at ${path.join(".")}` : ""}: ${detail}`, {
+      file,
+      path: path.join("."),
+    });
   }
 }

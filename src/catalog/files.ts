@@ -28,7 +28,9 @@ export interface SourceFile {
 
 function locator(doc: ReturnType<typeof parseDocument>, lines: LineCounter): LineLocator {
   return (path: DefinitionPath) => {
-    const node = doc.getIn(path as (string | number)[], true) as { range?: [number, number, number] } | undefined;
+    const node = doc.getIn(path as (string | number)[], true) as
+      | { range?: [number, number, number] }
+      | undefined;
     const offset = node && typeof node === "object" && node.range ? node.range[0] : undefined;
     return offset === undefined ? undefined : lines.linePos(offset).line;
   };
@@ -46,7 +48,12 @@ export function parseFile(path: string, text: string): SourceFile {
     );
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, merge: false });
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    prettyErrors: false,
+    merge: false,
+  });
   const problem = doc.errors[0];
   if (problem) {
     const where = problem.linePos?.[0];

@@ -74,6 +74,7 @@ export function profileCapabilities(profile: SearchProfileDef): Set<Capability> 
 
 /** The active listed version of a collection, if any. */
 export function activeCollection(index: CatalogIndex, name: string): Entry<CollectionDef> | undefined {
-  for (const entry of index.collections.values()) if (entry.def.name === name && entry.def.active) return entry;
+  for (const entry of index.collections.values())
+    if (entry.def.name === name && entry.def.active) return entry;
   return undefined;
 }

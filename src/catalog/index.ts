@@ -1,3 +1,12 @@
+export { exampleCatalogRequest, readCatalogDirectory } from "./directory.js";
+export {
+  artifactSummaries,
+  collectionSummaries,
+  processorSummaries,
+  rankSchema,
+  triggerSummaries,
+  viewSummaries,
+} from "./discovery.js";
 export type { CatalogIndex } from "./index-types.js";
 export { type LoadedCatalog, loadCatalog } from "./load.js";
 export {

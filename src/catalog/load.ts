@@ -4,7 +4,7 @@ import { hashJson } from "../platform/hash.js";
 import { type ArtifactDef, linkArtifact, parseArtifact } from "./artifacts.js";
 import { linkCollection, parseCollection } from "./collections.js";
 import { DefinitionError } from "./definition-error.js";
-import { type DerivationDef, linkDerivation, parseDerivation } from "./derivations.js";
+import { type DerivationDef, inlineTrigger, linkDerivation, parseDerivation } from "./derivations.js";
 import { type Family, parseFiles, type SourceFile } from "./files.js";
 import type { CatalogIndex, ReferenceFamily } from "./index-types.js";
 import { parseManifest } from "./manifest.js";
@@ -146,12 +146,6 @@ function parseAll(sources: SourceFile[]): Parsed {
     if (inline) register(parsed.triggers, `${name}.default`, inline, "trigger");
   }
   return parsed;
-}
-
-/** A derivation's inline trigger, addressed in manifests as "<derivation>.default". */
-function inlineTrigger(entry: Entry<DerivationDef>): Entry<TriggerDef> | undefined {
-  const src = entry.src.at("trigger").maybe();
-  return src ? { def: parseTrigger(src), src } : undefined;
 }
 
 /** Resolves the manifest's references into the listed selection. */

@@ -60,11 +60,10 @@ function parseAlias(src: Def, providers: Record<string, ProviderDef>): ModelAlia
   src.fields(["targets", "params", "context_tokens"], ["targets"]);
   const targets = src.at("targets").strings({ min: 1 });
   targets.forEach((target, i) => {
-    const match = TARGET.exec(target);
-    if (!match) return src.at("targets").at(i).fail(`"${target}" is not provider:model`);
-    if (!providers[match[1] as string]) {
-      src.at("targets").at(i).fail(`no provider "${match[1]}"`, "definition_unresolved");
-    }
+    const provider = TARGET.exec(target)?.[1];
+    if (provider === undefined) src.at("targets").at(i).fail(`"${target}" is not provider:model`);
+    else if (!providers[provider])
+      src.at("targets").at(i).fail(`no provider "${provider}"`, "definition_unresolved");
   });
   const params = src.at("params").maybe();
   params?.fields(["max_output_tokens"]);

@@ -1,5 +1,5 @@
 import type { Def } from "./def.js";
-import { type CatalogIndex } from "./index-types.js";
+import type { CatalogIndex } from "./index-types.js";
 import { NAME, NAME_HINT } from "./names.js";
 import type { SearchProfileDef } from "./types.js";
 
@@ -28,9 +28,7 @@ export function linkSearchProfile(def: SearchProfileDef, src: Def, index: Catalo
   if (def.embedding === null) return;
   const alias = index.models.def.aliases[def.embedding];
   if (!alias)
-    return src
-      .at("embedding")
-      .fail(`no alias "${def.embedding}" in conf/models.yaml`, "definition_unresolved");
-  if (alias.kind !== "embedding")
+    src.at("embedding").fail(`no alias "${def.embedding}" in conf/models.yaml`, "definition_unresolved");
+  else if (alias.kind !== "embedding")
     src.at("embedding").fail(`alias "${def.embedding}" is not an embedding alias`);
 }

@@ -7,7 +7,14 @@ export const CAPABILITIES: readonly Capability[] = ["vector", "text", "recent", 
 
 /** Value types shared by collection fields and parameters (CONVENTIONS.md). */
 export type ValueType = "string" | "number" | "integer" | "boolean" | "datetime" | "string_array";
-export const VALUE_TYPES: readonly ValueType[] = ["string", "number", "integer", "boolean", "datetime", "string_array"];
+export const VALUE_TYPES: readonly ValueType[] = [
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "datetime",
+  "string_array",
+];
 
 export interface FieldDecl {
   /** Dotted path into content ("customer.tier"). */

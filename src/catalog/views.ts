@@ -1,21 +1,411 @@
-// SKELETON (owned by the search-spec helper): view definitions and load checks.
+// View definitions (spec: "View definition", "Graph views") and their load checks.
+//
+// Decisions where the spec leaves room:
+// - Graph kinds imply their fixed parameters: `parameters` may be left out, or may declare some
+//   or all of them; a declared one must keep the fixed type and bounds and may only add a
+//   description, an item_enum on predicates, and (graph_orphans) its own default for limit.
+// - graph mappings name declared fields of the edges collection (default subject, object,
+//   predicate), which every listed version of it must declare as strings. graph_orphans also
+//   names its nodes collection.
+// - A placeholder must sit in a value (never in a key) and name a declared parameter; an unknown
+//   one is definition_unresolved. The rendered query's problems are definition_invalid at
+//   "<view>.query.<path>".
+import { AppError, type FieldError } from "../platform/errors.js";
 import type { Def } from "./def.js";
-import type { CatalogIndex } from "./index-types.js";
+import { DefinitionError } from "./definition-error.js";
+import { type CatalogIndex, missingReference, profileCapabilities } from "./index-types.js";
+import {
+  compactParameters,
+  type ParamDecl,
+  parametersInputSchema,
+  parseParameters,
+  sampleArguments,
+  validateArguments,
+  valueProblem,
+} from "./params.js";
+import { type SearchLimits, type SearchSpec, searchParts, validateSearchSpec } from "./search-spec.js";
+import { CAPABILITIES, type Capability, type Entry, ref } from "./types.js";
+
+export type ViewKind = "search" | "graph" | "graph_orphans";
+
+export interface GraphMapping {
+  /** Collection (name) holding the links. */
+  edges: string;
+  /** Declared field names of the edges collection. */
+  subject: string;
+  object: string;
+  predicate: string;
+  /** graph_orphans: the collection (name) whose current records are the nodes. */
+  nodes?: string;
+}
 
 export interface ViewDef {
   name: string;
   version: number;
   active: boolean;
-  kind: "search" | "graph" | "graph_orphans";
+  kind: ViewKind;
+  description?: string;
+  parameters: Record<string, ParamDecl>;
+  /** kind search: the request template, placeholders unfilled. */
+  query?: Record<string, unknown>;
+  /** kind search only; empty otherwise. */
+  required_capabilities: Capability[];
+  /** Graph kinds only. */
+  graph?: GraphMapping;
+}
+
+const VIEW_KEYS = [
+  "name",
+  "version",
+  "active",
+  "description",
+  "kind",
+  "parameters",
+  "query",
+  "required_capabilities",
+  "graph",
+] as const;
+const VIEW_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+const GRAPH_PARAMS: Record<string, ParamDecl> = {
+  seed: { type: "string", required: true, min_length: 1, max_length: 128 },
+  predicates: { type: "string_array", required: false, default: [] },
+  direction: { type: "string", required: false, enum: ["out", "in", "both"], default: "out" },
+  depth: { type: "integer", required: false, minimum: 1, maximum: 16, default: 1 },
+  limit: { type: "integer", required: false, minimum: 1, maximum: 500, default: 20 },
+};
+const ORPHAN_PARAMS: Record<string, ParamDecl> = {
+  limit: { type: "integer", required: false, minimum: 1, maximum: 500, default: 20 },
+};
+
+/** The fixed parameters of a graph kind, with what the definition may add to them. */
+function graphParameters(kind: "graph" | "graph_orphans", src: Def): Record<string, ParamDecl> {
+  const fixed = kind === "graph" ? GRAPH_PARAMS : ORPHAN_PARAMS;
+  const declared = parseParameters(src);
+  const out: Record<string, ParamDecl> = structuredClone(fixed);
+  for (const [name, decl] of Object.entries(declared)) {
+    const at = src.at(name);
+    const canonical =
+      fixed[name] ?? at.fail(`${kind} views have exactly the parameters ${Object.keys(fixed).join(", ")}`);
+    const target = out[name] as ParamDecl;
+    for (const key of new Set(["required", ...Object.keys(at.value as object)])) {
+      const value = decl[key as keyof ParamDecl];
+      if (key === "description") target.description = value as string;
+      else if (key === "item_enum" && name === "predicates") target.item_enum = value as string[];
+      else if (key === "default" && kind === "graph_orphans") target.default = value;
+      else if (JSON.stringify(value) !== JSON.stringify(canonical[key as keyof ParamDecl])) {
+        at.at(key).fail(
+          `the ${kind} parameter ${name} is fixed: ${key} ${
+            canonical[key as keyof ParamDecl] === undefined
+              ? "is not allowed"
+              : `must be ${JSON.stringify(canonical[key as keyof ParamDecl])}`
+          }`,
+        );
+      }
+    }
+    const problem = target.default === undefined ? undefined : valueProblem(target, target.default);
+    if (problem) at.at("default").fail(`the default ${problem}`);
+  }
+  return out;
+}
+
+function parseGraph(kind: "graph" | "graph_orphans", src: Def): GraphMapping {
+  src.fields(
+    kind === "graph"
+      ? ["edges", "subject", "object", "predicate"]
+      : ["edges", "subject", "object", "predicate", "nodes"],
+    kind === "graph" ? ["edges"] : ["edges", "nodes"],
+  );
+  const mapping: GraphMapping = {
+    edges: src.at("edges").string(),
+    subject: src.at("subject").maybe()?.string() ?? "subject",
+    object: src.at("object").maybe()?.string() ?? "object",
+    predicate: src.at("predicate").maybe()?.string() ?? "predicate",
+  };
+  if (kind === "graph_orphans") mapping.nodes = src.at("nodes").string();
+  return mapping;
 }
 
 export function parseView(src: Def): ViewDef {
-  return {
-    name: src.at("name").string(),
+  src.fields(VIEW_KEYS, ["name", "version"]);
+  const kind =
+    src
+      .at("kind")
+      .maybe()
+      ?.oneOf(["search", "graph", "graph_orphans"] as const) ?? "search";
+  const view: ViewDef = {
+    name: src
+      .at("name")
+      .string({ pattern: VIEW_NAME, patternHint: "a name of letters, digits, _ and - (at most 64)" }),
     version: src.at("version").integer({ min: 1 }),
     active: src.at("active").maybe()?.boolean() ?? false,
-    kind: src.at("kind").maybe()?.oneOf(["search", "graph", "graph_orphans"] as const) ?? "search",
+    kind,
+    parameters: {},
+    required_capabilities: [],
   };
+  const description = src.at("description").maybe();
+  if (description) view.description = description.string();
+  if (kind === "search") {
+    view.parameters = parseParameters(src.at("parameters"));
+    const query = src.at("query");
+    if (!query.present) query.fail("is required for a search view");
+    if (query.value === null || typeof query.value !== "object" || Array.isArray(query.value)) {
+      query.fail("expected a mapping: the search request template");
+    }
+    view.query = structuredClone(query.value as Record<string, unknown>);
+    const capabilities = src.at("required_capabilities").maybe();
+    if (capabilities) {
+      view.required_capabilities = capabilities.list().map((item) => item.oneOf(CAPABILITIES));
+      const seen = new Set<string>();
+      capabilities.list().forEach((item, i) => {
+        const value = view.required_capabilities[i] as string;
+        if (seen.has(value)) item.fail(`duplicate entry "${value}"`, "definition_duplicate");
+        seen.add(value);
+      });
+    }
+    if (src.at("graph").present) src.at("graph").fail("only graph and graph_orphans views take a graph");
+  } else {
+    for (const key of ["query", "required_capabilities"] as const) {
+      if (src.at(key).present) src.at(key).fail(`only search views take ${key}`);
+    }
+    view.parameters = graphParameters(kind, src.at("parameters"));
+    view.graph = parseGraph(kind, src.at("graph"));
+  }
+  return view;
 }
 
-export function linkView(_view: ViewDef, _src: Def, _index: CatalogIndex): void {}
+const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+const ANY = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const REMOVE = Symbol("remove");
+
+function text(value: unknown): string {
+  if (Array.isArray(value)) return value.map(text).join(",");
+  return typeof value === "string" ? value : String(value);
+}
+
+/**
+ * Fills a template (CONVENTIONS: view templates). A string that is exactly one placeholder
+ * becomes the typed value; an absent argument removes the key (or list item) holding it, and a
+ * mapping or list that this leaves empty is removed in turn (so `where: {topic: {eq:
+ * "{{topic}}"}}` drops the whole filter when topic is omitted). A placeholder inside a longer
+ * string becomes the value's text (lists joined by ","; an absent argument becomes "").
+ */
+export function fillTemplate(template: unknown, args: Record<string, unknown>): unknown {
+  const fill = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const whole = WHOLE.exec(value);
+      if (whole) {
+        const arg = args[whole[1] as string];
+        return arg === undefined ? REMOVE : structuredClone(arg);
+      }
+      return value.replace(ANY, (_, name: string) => (args[name] === undefined ? "" : text(args[name])));
+    }
+    if (Array.isArray(value)) {
+      const items = value.map(fill).filter((item) => item !== REMOVE);
+      return items.length === 0 && value.length > 0 ? REMOVE : items;
+    }
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        const filled = fill(item);
+        if (filled !== REMOVE) out[key] = filled;
+      }
+      return Object.keys(out).length === 0 && Object.keys(value).length > 0 ? REMOVE : out;
+    }
+    return value;
+  };
+  const filled = fill(template);
+  return filled === REMOVE ? {} : filled;
+}
+
+/** Every placeholder of a template names a declared parameter and sits in a value. */
+function checkPlaceholders(value: unknown, at: Def, params: Record<string, ParamDecl>): void {
+  if (typeof value === "string") {
+    for (const match of value.matchAll(ANY)) {
+      const name = match[1] as string;
+      if (!Object.hasOwn(params, name)) {
+        at.fail(`placeholder {{${name}}} names no declared parameter`, "definition_unresolved");
+      }
+    }
+  } else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) checkPlaceholders(item, at.at(i), params);
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes("{{")) at.at(key).fail("placeholders are only allowed in values, not in keys");
+      checkPlaceholders(item, at.at(key), params);
+    }
+  }
+}
+
+/** Refuses a collection name with no listed version: package_not_closed or definition_unresolved. */
+function missingCollection(index: CatalogIndex, name: string, at: Def): never {
+  const defined = [...index.defined.collections].find((id) => id.startsWith(`${name}@`));
+  return missingReference(index, "collections", defined ?? name, at);
+}
+
+function listed(index: CatalogIndex, name: string): boolean {
+  for (const { def } of index.collections.values()) if (def.name === name) return true;
+  return false;
+}
+
+/** Resolves the collections and pinned versions a rendered query names, by catalog reference rules. */
+function checkQueryCollections(filled: unknown, at: Def, index: CatalogIndex): void {
+  const scopes: [unknown, Def][] = [];
+  const root = filled as Record<string, unknown>;
+  scopes.push([root.scope, at.at("scope")]);
+  if (Array.isArray(root.sources)) {
+    root.sources.forEach((source, i) => {
+      if (source && typeof source === "object")
+        scopes.push([(source as Record<string, unknown>).scope, at.at("sources").at(i).at("scope")]);
+    });
+  }
+  for (const [scope, scopeAt] of scopes) {
+    if (!scope || typeof scope !== "object") continue;
+    const { collections, collection_versions: pinned } = scope as Record<string, unknown>;
+    if (Array.isArray(collections)) {
+      collections.forEach((name, i) => {
+        if (typeof name === "string" && !listed(index, name))
+          missingCollection(index, name, scopeAt.at("collections").at(i));
+      });
+    }
+    if (pinned && typeof pinned === "object" && !Array.isArray(pinned)) {
+      for (const [name, versions] of Object.entries(pinned)) {
+        if (!Array.isArray(versions) || !listed(index, name)) continue;
+        versions.forEach((version, j) => {
+          if (typeof version !== "number") return;
+          const id = ref(name, version);
+          if (!index.collections.has(id)) {
+            missingReference(index, "collections", id, scopeAt.at("collection_versions").at(name).at(j));
+          }
+        });
+      }
+    }
+  }
+}
+
+function errorPath(at: Def, path: string): Def {
+  let out = at;
+  if (path === "") return out;
+  for (const segment of path.split(".")) out = out.at(/^\d+$/.test(segment) ? Number(segment) : segment);
+  return out;
+}
+
+/** The view's query rendered with sample arguments and validated (the load check). */
+function sampleSearch(view: ViewDef, index: CatalogIndex): SearchSpec {
+  const filled = fillTemplate(view.query, sampleArguments(view.parameters));
+  return validateSearchSpec(filled, index, { maxQueryChars: Number.MAX_SAFE_INTEGER });
+}
+
+function linkGraph(view: ViewDef, src: Def, index: CatalogIndex): void {
+  const graph = view.graph as GraphMapping;
+  const at = src.at("graph");
+  const edges = [...index.collections.values()].filter((e) => e.def.name === graph.edges);
+  if (edges.length === 0) missingCollection(index, graph.edges, at.at("edges"));
+  for (const role of ["subject", "object", "predicate"] as const) {
+    for (const { def } of edges) {
+      const field = Object.hasOwn(def.fields, graph[role]) ? def.fields[graph[role]] : undefined;
+      if (field?.type !== "string") {
+        at.at(role).fail(
+          `collection ${ref(def.name, def.version)} declares no string field "${graph[role]}"`,
+        );
+      }
+    }
+  }
+  if (graph.nodes !== undefined && !listed(index, graph.nodes))
+    missingCollection(index, graph.nodes, at.at("nodes"));
+}
+
+/** The load checks of a view against the selected catalog (spec: "Search and views"). */
+export function linkView(view: ViewDef, src: Def, index: CatalogIndex): void {
+  if (view.kind !== "search") {
+    linkGraph(view, src, index);
+    return;
+  }
+  const queryAt = src.at("query");
+  checkPlaceholders(view.query, queryAt, view.parameters);
+  const filled = fillTemplate(view.query, sampleArguments(view.parameters));
+  checkQueryCollections(filled, queryAt, index);
+  let spec: SearchSpec;
+  try {
+    spec = validateSearchSpec(filled, index, { maxQueryChars: Number.MAX_SAFE_INTEGER });
+  } catch (error) {
+    const first =
+      error instanceof AppError ? (error.extra.errors as FieldError[] | undefined)?.[0] : undefined;
+    if (!first) throw error;
+    const more = ((error as AppError).extra.errors as FieldError[]).length - 1;
+    errorPath(queryAt, first.path).fail(
+      `the query rendered with sample parameters is not a valid search request: ${first.message}${more > 0 ? ` (and ${more} more problems)` : ""}`,
+    );
+  }
+  view.required_capabilities.forEach((capability, i) => {
+    for (const part of searchParts(spec)) {
+      const profile = index.searchProfiles.get(part.profile);
+      if (profile && !profileCapabilities(profile.def).has(capability)) {
+        src
+          .at("required_capabilities")
+          .at(i)
+          .fail(`search profile "${part.profile}" does not offer the ${capability} capability`);
+      }
+    }
+  });
+}
+
+/**
+ * The search a view call runs: arguments validated (422 request_schema), the template filled,
+ * and the finished request validated a second time.
+ */
+export function viewSearch(
+  view: ViewDef,
+  args: unknown,
+  index: CatalogIndex,
+  limits: SearchLimits,
+): { parameters: Record<string, unknown>; spec: SearchSpec } {
+  const parameters = validateArguments(view.parameters, args);
+  return { parameters, spec: validateSearchSpec(fillTemplate(view.query, parameters), index, limits) };
+}
+
+/** Collections and profiles a view reads (by name), for discovery. */
+export function viewReads(view: ViewDef, index: CatalogIndex): { collections: string[]; profiles: string[] } {
+  const collections = new Set<string>();
+  const profiles = new Set<string>();
+  if (view.kind === "search") {
+    try {
+      for (const part of searchParts(sampleSearch(view, index))) {
+        profiles.add(part.profile);
+        for (const target of part.targets) collections.add(target.name);
+      }
+    } catch (error) {
+      if (!(error instanceof AppError) || error instanceof DefinitionError) throw error;
+    }
+  } else if (view.graph) {
+    for (const name of [view.graph.edges, view.graph.nodes]) {
+      if (name === undefined) continue;
+      collections.add(name);
+      for (const { def } of index.collections.values())
+        if (def.name === name) profiles.add(def.search_profile);
+    }
+  }
+  return { collections: [...collections].sort(), profiles: [...profiles].sort() };
+}
+
+/** A view's entry in `GET /views` (spec: "Discovery entry of a view"); hash from the caller. */
+export function viewDiscoveryEntry(
+  entry: Entry<ViewDef>,
+  index: CatalogIndex,
+  hash: string,
+): Record<string, unknown> {
+  const view = entry.def;
+  const reads = viewReads(view, index);
+  return {
+    name: view.name,
+    version: view.version,
+    hash,
+    active: view.active,
+    kind: view.kind,
+    parameters: compactParameters(view.parameters),
+    input_schema: parametersInputSchema(view.parameters),
+    collections: reads.collections,
+    required_capabilities: [...view.required_capabilities],
+    profiles: reads.profiles,
+  };
+}

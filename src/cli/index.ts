@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../version.js";
+import { catalogCommand } from "./catalog.js";
 import { migrateCommand } from "./migrate.js";
 import { runCommand } from "./run.js";
 import { serveCommand } from "./serve.js";
@@ -13,5 +14,6 @@ const program = new Command("engram")
 program.addCommand(serveCommand());
 program.addCommand(migrateCommand());
 program.addCommand(workspaceCommand());
+program.addCommand(catalogCommand());
 
 await runCommand(() => program.parseAsync(process.argv));

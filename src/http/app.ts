@@ -9,6 +9,7 @@ import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { handleError, sendProblem } from "./problem.js";
 import { catalogRoutes } from "./routes/catalog.js";
+import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { problemSchema } from "./schemas.js";
 
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);
   catalogRoutes(app, deps.db);
+  discoveryRoutes(app, deps.db);
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

@@ -4,6 +4,7 @@ export {
   type CreatedWorkspace,
   countWorkspaces,
   createWorkspace,
+  deleteWorkspace,
   findWorkspaceByName,
   listWorkspaces,
   type Workspace,

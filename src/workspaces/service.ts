@@ -40,6 +40,11 @@ export async function createWorkspace(db: Queryable, name: string): Promise<Crea
   return { workspace: row.name, id: row.id, api_key: apiKey };
 }
 
+/** Removes a workspace and, by cascade, everything it owns. */
+export async function deleteWorkspace(db: Queryable, id: string): Promise<void> {
+  await db.query(sql.DELETE_WORKSPACE, [id]);
+}
+
 export async function listWorkspaces(db: Queryable): Promise<WorkspaceSummary[]> {
   return (await db.query<WorkspaceSummary>(sql.LIST_WORKSPACES)).rows;
 }

@@ -10,3 +10,5 @@ export const COUNT_WORKSPACES = "SELECT count(*)::int AS count FROM workspaces";
 export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE name = $1";
 
 export const FIND_BY_KEY_DIGEST = "SELECT id, name FROM workspaces WHERE key_digest = decode($1, 'hex')";
+
+export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1";

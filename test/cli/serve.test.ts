@@ -63,10 +63,11 @@ describe("engram serve (the quick start)", () => {
     expect(await res.json()).toEqual({ ok: true, db: true });
   });
 
-  it("authenticates the demo key and refuses a wrong one", async () => {
-    const good = await fetch(`${url}/no-such-route`, { headers: { authorization: `Bearer ${demoKey}` } });
-    expect(good.status).toBe(404);
-    const bad = await fetch(`${url}/no-such-route`, { headers: { authorization: "Bearer egk_wrong" } });
+  it("authenticates the demo key, whose workspace has the example package, and refuses a wrong one", async () => {
+    const good = await fetch(`${url}/catalog`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(good.status).toBe(200);
+    expect((await good.json()).package).toBe("support@1.0.0");
+    const bad = await fetch(`${url}/catalog`, { headers: { authorization: "Bearer egk_wrong" } });
     expect(bad.status).toBe(401);
     expect((await bad.json()).code).toBe("unauthorized");
   });

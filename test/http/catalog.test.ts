@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MINIMAL_PACKAGE, minimalFiles, PACKAGE_YAML, PROFILES_YAML } from "../support/catalog-files.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { MINIMAL_PACKAGE, minimalFiles, PACKAGE_YAML, PROFILES_YAML } from "../support/catalog-files.js";
 
 describe("POST /catalog and GET /catalog", () => {
   let t: TestApp;

@@ -221,7 +221,7 @@ describe("conf/models.yaml", () => {
     ],
     [
       "no embedding alias",
-      MODELS_YAML.replace(/  embed:[\s\S]*?space: fake-64-v1\n/, ""),
+      MODELS_YAML.replace(/ {2}embed:[\s\S]*?space: fake-64-v1\n/, ""),
       "aliases",
       "definition_invalid",
     ],

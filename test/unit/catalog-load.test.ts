@@ -118,7 +118,7 @@ describe("catalog loading", () => {
     const second = COLLECTIONS_YAML.replace(
       "name: notes\n    version: 1",
       "name: notes\n    version: 2",
-    ).replace(/  - name: facts[\s\S]*/, "");
+    ).replace(/ {2}- name: facts[\s\S]*/, "");
     const files = minimalFiles({
       "collections/v2.yaml": second,
       "packages/demo-pack.yaml": PACKAGE_YAML.replace("[notes@1, facts@1]", "[notes@1, notes@2, facts@1]"),

@@ -3,4 +3,4 @@ export { loadMigrations, migrate } from "./migrate.js";
 export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";
 export { openPostgres } from "./postgres.js";
-export type { Db, DbKind, Queryable, QueryResult } from "./types.js";
+export { type Db, type DbKind, type Queryable, type QueryResult, storageLayout } from "./types.js";

@@ -27,3 +27,8 @@ export interface Db extends Queryable {
 /** SQL taking the transaction-scoped advisory lock of one workspace. */
 export const WORKSPACE_LOCK_SQL =
   "SELECT pg_advisory_xact_lock(hashtextextended('engram.workspace:' || $1, 0))";
+
+/** Which engine and vector index serve searches (CONVENTIONS.md: GET /rank/schema, backend[].layout). */
+export function storageLayout(db: Pick<Db, "kind" | "hasVector">): string {
+  return `${db.kind}/${db.hasVector ? "hnsw" : "exact"}`;
+}

@@ -1,0 +1,507 @@
+// The search request (spec: "Search request (SearchSpec)"): a pure validation against the
+// selected catalog that returns the normalized request (defaults filled, collections resolved)
+// or refuses it with 422 request_schema listing every problem under a dotted path.
+//
+// Shapes the spec leaves open ("not shown"), fixed here:
+// - rerank: {model: a model alias of conf/models.yaml (required), top_n: integer 1..100
+//   (default k)}. Not allowed in structured mode (custom ranking).
+// - graph_boost: {anchor: string 1..128 (required), graph: the name of an active graph view
+//   (optional when exactly one is active), depth: integer 1..16 (default 1), weight: number
+//   > 0 and <= 100 (default 1.0)}. Not allowed in structured mode.
+// - fence: {tag: element name (default "records"), preamble: string up to 2,000 characters}.
+// - With sources, a top-level params.candidates is the default for every source that sets no
+//   params of its own; otherwise a search's default is min(1000, max(100, 10 * its k)).
+// - boost only with sources (it applies after merging); fuse only with sources.
+// - order_by only in structured mode (where it is required); up to 8 unique fields.
+// - Scope lists may not be empty (leave the key out, or the view parameter, to mean "all").
+// - hybrid mode needs the vector and text capabilities, vector needs vector, text text,
+//   recent recent, structured structured (profileCapabilities).
+// - Score names in rank and boost: the names of listed processors of kind score.
+import { validationError } from "../platform/errors.js";
+import type { CatalogIndex } from "./index-types.js";
+import { profileCapabilities } from "./index-types.js";
+import {
+  parseRankExpression,
+  type RankContext,
+  type RankNode,
+  SEARCH_MODES,
+  type SearchMode,
+} from "./rank.js";
+import {
+  Issues,
+  type Obj,
+  type Path,
+  readBoolean,
+  readInteger,
+  readList,
+  readObject,
+  readOneOf,
+  readPositive,
+  readString,
+  readStrings,
+} from "./search-spec-read.js";
+import {
+  collectionDef,
+  type FieldCondition,
+  fieldType,
+  type OrderBy,
+  parseOrderBy,
+  parseScope,
+  parseWhere,
+  resolveProfile,
+  resolveTargets,
+  type Scope,
+  type Target,
+} from "./search-spec-scope.js";
+import type { Capability } from "./types.js";
+
+export type { FieldCondition, OrderBy, Scope, Target } from "./search-spec-scope.js";
+
+export const INCLUDE_FIELDS = [
+  "text",
+  "scores",
+  "collection",
+  "collection_version",
+  "entity",
+  "type",
+  "key",
+  "status",
+  "depth",
+  "occurred_at",
+  "created_at",
+  "run_id",
+] as const;
+export type IncludeField = (typeof INCLUDE_FIELDS)[number];
+
+/** One search: the whole request without sources, or one source. */
+export interface SearchPart {
+  mode: SearchMode;
+  scope: Scope;
+  where: Record<string, FieldCondition>;
+  /** Empty unless structured. */
+  order_by: OrderBy[];
+  /** A custom formula; absent means the catalog's default for the mode (none for structured). */
+  rank?: RankNode;
+  params: { candidates: number };
+  k: number;
+  /** Resolved: the collection versions read (sorted) and the one profile they are indexed in. */
+  targets: Target[];
+  profile: string;
+}
+
+export interface SourceSpec extends SearchPart {
+  name: string;
+  weight: number;
+}
+
+export interface Fence {
+  tag: string;
+  preamble?: string;
+}
+
+export interface Rerank {
+  model: string;
+  top_n: number;
+}
+
+export interface GraphBoost {
+  anchor: string;
+  graph?: string;
+  depth: number;
+  weight: number;
+}
+
+interface SearchSpecCommon {
+  q?: string;
+  k: number;
+  include: IncludeField[];
+  fields: string[];
+  annotations: string[];
+  render: boolean;
+  fence?: Fence;
+  rerank?: Rerank;
+  graph_boost?: GraphBoost;
+}
+
+export interface SingleSearchSpec extends SearchSpecCommon, SearchPart {
+  sources?: undefined;
+}
+
+export interface CombinedSearchSpec extends SearchSpecCommon {
+  mode?: undefined;
+  scope?: undefined;
+  where?: undefined;
+  order_by?: undefined;
+  rank?: undefined;
+  params?: undefined;
+  targets?: undefined;
+  profile?: undefined;
+  sources: SourceSpec[];
+  fuse: { kind: "rrf"; rank_constant: number };
+  boost?: RankNode;
+}
+
+export type SearchSpec = SingleSearchSpec | CombinedSearchSpec;
+
+export interface SearchLimits {
+  maxQueryChars: number;
+}
+
+/** The searches a request runs: itself, or its sources in order. */
+export function searchParts(spec: SearchSpec): SearchPart[] {
+  return spec.sources ? spec.sources : [spec];
+}
+
+const PART_KEYS = ["mode", "scope", "where", "order_by", "rank", "params", "k"] as const;
+const TOP_KEYS = [
+  "q",
+  ...PART_KEYS,
+  "include",
+  "fields",
+  "annotations",
+  "render",
+  "fence",
+  "rerank",
+  "graph_boost",
+  "sources",
+  "fuse",
+  "boost",
+] as const;
+const SOURCE_KEYS = ["name", "weight", ...PART_KEYS] as const;
+const QUERY_MODES: readonly SearchMode[] = ["vector", "text", "hybrid"];
+const MODE_NEEDS: Record<SearchMode, Capability[]> = {
+  vector: ["vector"],
+  text: ["text"],
+  hybrid: ["vector", "text"],
+  recent: ["recent"],
+  structured: ["structured"],
+};
+const NAMES_MAX = 16;
+const FENCE_TAG = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+export function defaultCandidates(k: number): number {
+  return Math.min(1000, Math.max(100, 10 * k));
+}
+
+/** Stored score names the catalog produces: listed processors of kind score. */
+export function catalogScoreNames(index: CatalogIndex): Set<string> {
+  const names = new Set<string>();
+  for (const [name, entry] of index.processors) if (entry.def.kind === "score") names.add(name);
+  return names;
+}
+
+class RankIssue {
+  constructor(
+    readonly path: Path,
+    readonly message: string,
+  ) {}
+}
+
+function readRank(value: unknown, path: Path, issues: Issues, ctx: RankContext): RankNode | undefined {
+  try {
+    return parseRankExpression(
+      value,
+      (at, detail) => {
+        throw new RankIssue([...path, ...at], detail);
+      },
+      ctx,
+    );
+  } catch (error) {
+    if (error instanceof RankIssue) return issues.add(error.path, error.message);
+    throw error;
+  }
+}
+
+function readParams(value: unknown, path: Path, issues: Issues): number | undefined {
+  const src = readObject(value, path, issues, ["candidates"]);
+  if (!src || src.candidates === undefined) return undefined;
+  return readInteger(src.candidates, [...path, "candidates"], issues, 1, 1000);
+}
+
+interface PartContext {
+  index: CatalogIndex;
+  issues: Issues;
+  scoreNames: Set<string>;
+  /** Sources name their collections explicitly. */
+  explicit: boolean;
+  k: number;
+  candidates?: number;
+}
+
+function readPart(src: Obj, path: Path, ctx: PartContext): SearchPart | undefined {
+  const { index, issues } = ctx;
+  const before = issues.count;
+  const mode =
+    src.mode === undefined
+      ? issues.add([...path, "mode"], "is required")
+      : readOneOf(src.mode, [...path, "mode"], issues, SEARCH_MODES);
+  const candidates =
+    (src.params !== undefined ? readParams(src.params, [...path, "params"], issues) : undefined) ??
+    ctx.candidates ??
+    defaultCandidates(ctx.k);
+  const scope = parseScope(src.scope, [...path, "scope"], issues);
+  const targets = resolveTargets(scope, [...path, "scope"], issues, index, ctx.explicit);
+  let profile: string | undefined;
+  if (targets) {
+    profile = resolveProfile(targets, [...path, "scope"], issues, index);
+    const profileEntry = profile ? index.searchProfiles.get(profile) : undefined;
+    const offered = profileEntry ? profileCapabilities(profileEntry.def) : undefined;
+    const missing = mode && offered ? MODE_NEEDS[mode].filter((c) => !offered.has(c)) : [];
+    if (missing.length) {
+      issues.add(
+        [...path, "mode"],
+        `${mode} mode needs the ${missing.join(" and ")} capability, which search profile "${profile}" lacks`,
+      );
+    }
+  }
+  const where = parseWhere(src.where, targets, [...path, "where"], issues, index);
+  let order_by: OrderBy[] = [];
+  if (mode === "structured") {
+    if (src.order_by === undefined) issues.add([...path, "order_by"], "is required in structured mode");
+    else order_by = parseOrderBy(src.order_by, targets, [...path, "order_by"], issues, index);
+    if (src.rank !== undefined)
+      issues.add([...path, "rank"], "custom ranking is not allowed in structured mode");
+  } else if (src.order_by !== undefined) {
+    issues.add([...path, "order_by"], "is only allowed in structured mode");
+  }
+  let rank: RankNode | undefined;
+  if (src.rank !== undefined && mode && mode !== "structured") {
+    rank = readRank(src.rank, [...path, "rank"], issues, { mode, scoreNames: ctx.scoreNames });
+  }
+  if (issues.count !== before || !mode || !targets || !profile) return undefined;
+  const part: SearchPart = {
+    mode,
+    scope,
+    where,
+    order_by,
+    params: { candidates },
+    k: ctx.k,
+    targets,
+    profile,
+  };
+  if (rank) part.rank = rank;
+  return part;
+}
+
+function readFence(value: unknown, issues: Issues): Fence | undefined {
+  const src = readObject(value, ["fence"], issues, ["tag", "preamble"]);
+  if (!src) return undefined;
+  const fence: Fence = { tag: "records" };
+  if (src.tag !== undefined) {
+    const tag = readString(src.tag, ["fence", "tag"], issues, {
+      pattern: FENCE_TAG,
+      hint: "an element name (letters, digits, _ . -; at most 64)",
+    });
+    if (tag) fence.tag = tag;
+  }
+  if (src.preamble !== undefined) {
+    const preamble = readString(src.preamble, ["fence", "preamble"], issues, { max: 2000, nonBlank: false });
+    if (preamble !== undefined) fence.preamble = preamble;
+  }
+  return fence;
+}
+
+function readRerank(value: unknown, k: number, index: CatalogIndex, issues: Issues): Rerank | undefined {
+  const src = readObject(value, ["rerank"], issues, ["model", "top_n"]);
+  if (!src) return undefined;
+  let model: string | undefined;
+  if (src.model === undefined) issues.add(["rerank", "model"], "is required");
+  else {
+    model = readString(src.model, ["rerank", "model"], issues);
+    const alias = model === undefined ? undefined : index.models.def.aliases[model];
+    if (model !== undefined && (alias?.kind !== "model" || !Object.hasOwn(index.models.def.aliases, model))) {
+      model = issues.add(["rerank", "model"], `"${model}" is not a model alias of conf/models.yaml`);
+    }
+  }
+  const top_n =
+    src.top_n === undefined ? Math.min(k, 100) : readInteger(src.top_n, ["rerank", "top_n"], issues, 1, 100);
+  return model !== undefined && top_n !== undefined ? { model, top_n } : undefined;
+}
+
+function readGraphBoost(value: unknown, index: CatalogIndex, issues: Issues): GraphBoost | undefined {
+  const path = ["graph_boost"];
+  const src = readObject(value, path, issues, ["anchor", "graph", "depth", "weight"]);
+  if (!src) return undefined;
+  const before = issues.count;
+  const anchor =
+    src.anchor === undefined
+      ? issues.add([...path, "anchor"], "is required")
+      : readString(src.anchor, [...path, "anchor"], issues, { max: 128 });
+  const depth = src.depth === undefined ? 1 : readInteger(src.depth, [...path, "depth"], issues, 1, 16);
+  const weight = src.weight === undefined ? 1 : readPositive(src.weight, [...path, "weight"], issues, 100);
+  const graphs = [...index.views.values()]
+    .filter((e) => e.def.kind === "graph" && e.def.active)
+    .map((e) => e.def.name);
+  let graph: string | undefined;
+  if (src.graph !== undefined) {
+    graph = readString(src.graph, [...path, "graph"], issues);
+    if (graph !== undefined && !graphs.includes(graph))
+      issues.add([...path, "graph"], `no active graph view "${graph}"`);
+  } else if (graphs.length !== 1) {
+    issues.add(
+      path,
+      graphs.length
+        ? `several graph views are active (${graphs.sort().join(", ")}): name one in graph`
+        : "needs an active graph view",
+    );
+  }
+  if (issues.count !== before) return undefined;
+  const boost: GraphBoost = { anchor: anchor as string, depth: depth as number, weight: weight as number };
+  if (graph !== undefined) boost.graph = graph;
+  return boost;
+}
+
+/**
+ * Validates a search request against the catalog. Pure: reads nothing but its arguments.
+ * Throws validationError (422 request_schema) with every problem found.
+ */
+export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: SearchLimits): SearchSpec {
+  const issues = new Issues();
+  const root = readObject(input, [], issues, TOP_KEYS);
+  if (!root) throw validationError("the search request must be a JSON object", issues.list);
+  const scoreNames = catalogScoreNames(index);
+
+  const k = root.k === undefined ? 20 : (readInteger(root.k, ["k"], issues, 1, 100) ?? 20);
+  let q: string | undefined;
+  if (root.q !== undefined) {
+    q = readString(root.q, ["q"], issues, { nonBlank: false, max: limits.maxQueryChars });
+  }
+  const include =
+    root.include === undefined
+      ? []
+      : ((readStrings(root.include, ["include"], issues, {
+          max: INCLUDE_FIELDS.length,
+          values: INCLUDE_FIELDS,
+        }) ?? []) as IncludeField[]);
+  const fields =
+    root.fields === undefined ? [] : (readStrings(root.fields, ["fields"], issues, { max: NAMES_MAX }) ?? []);
+  const annotations =
+    root.annotations === undefined
+      ? []
+      : (readStrings(root.annotations, ["annotations"], issues, { max: NAMES_MAX }) ?? []);
+  const render = root.render === undefined ? false : (readBoolean(root.render, ["render"], issues) ?? false);
+  const fence = root.fence === undefined ? undefined : readFence(root.fence, issues);
+  if (root.fence !== undefined && !render) issues.add(["fence"], "needs render: true");
+  const rerank = root.rerank === undefined ? undefined : readRerank(root.rerank, k, index, issues);
+  const graphBoost =
+    root.graph_boost === undefined ? undefined : readGraphBoost(root.graph_boost, index, issues);
+
+  const parts: SearchPart[] = [];
+  let spec: SearchSpec | undefined;
+  if (root.sources !== undefined) {
+    for (const key of ["mode", "scope", "where", "order_by", "rank"] as const) {
+      if (root[key] !== undefined) issues.add([key], "must not be set with sources (set it on each source)");
+    }
+    const topCandidates = root.params === undefined ? undefined : readParams(root.params, ["params"], issues);
+    let fuse: CombinedSearchSpec["fuse"] | undefined;
+    if (root.fuse === undefined) issues.add(["fuse"], "is required with sources");
+    else {
+      const src = readObject(root.fuse, ["fuse"], issues, ["kind", "rank_constant"]);
+      if (src) {
+        const kind =
+          src.kind === undefined
+            ? issues.add(["fuse", "kind"], "is required")
+            : readOneOf(src.kind, ["fuse", "kind"], issues, ["rrf"] as const);
+        const rankConstant =
+          src.rank_constant === undefined
+            ? 60
+            : readInteger(src.rank_constant, ["fuse", "rank_constant"], issues, 1, 1000);
+        if (kind && rankConstant !== undefined) fuse = { kind, rank_constant: rankConstant };
+      }
+    }
+    const sources: SourceSpec[] = [];
+    const names = new Set<string>();
+    readList(root.sources, ["sources"], issues, { max: 8 })?.forEach((item, i) => {
+      const path = ["sources", i];
+      const src = readObject(item, path, issues, SOURCE_KEYS);
+      if (!src) return;
+      const name =
+        src.name === undefined
+          ? issues.add([...path, "name"], "is required")
+          : readString(src.name, [...path, "name"], issues, { max: 64 });
+      if (name !== undefined && names.has(name))
+        issues.add([...path, "name"], `duplicate source name "${name}"`);
+      if (name !== undefined) names.add(name);
+      const weight =
+        src.weight === undefined ? 1 : readPositive(src.weight, [...path, "weight"], issues, 100);
+      const sourceK = src.k === undefined ? 20 : readInteger(src.k, [...path, "k"], issues, 1, 100);
+      const part = readPart(src, path, {
+        index,
+        issues,
+        scoreNames,
+        explicit: true,
+        k: sourceK ?? 20,
+        candidates: topCandidates,
+      });
+      if (part && name !== undefined && weight !== undefined) sources.push({ name, weight, ...part });
+      if (part) parts.push(part);
+    });
+    const boost =
+      root.boost === undefined
+        ? undefined
+        : readRank(root.boost, ["boost"], issues, { boost: true, scoreNames });
+    if (fuse) {
+      const combined: CombinedSearchSpec = { k, include, fields, annotations, render, sources, fuse };
+      if (boost) combined.boost = boost;
+      spec = combined;
+    }
+  } else {
+    for (const key of ["fuse", "boost"] as const) {
+      if (root[key] !== undefined) issues.add([key], "is only allowed with sources");
+    }
+    const part = readPart(root, [], { index, issues, scoreNames, explicit: false, k });
+    if (part) {
+      parts.push(part);
+      spec = { ...part, include, fields, annotations, render };
+      if (part.mode === "structured") {
+        if (rerank) issues.add(["rerank"], "custom ranking is not allowed in structured mode");
+        if (graphBoost) issues.add(["graph_boost"], "custom ranking is not allowed in structured mode");
+      }
+    }
+  }
+
+  const modes = parts.map((p) => p.mode);
+  if (
+    modes.some((m) => QUERY_MODES.includes(m)) &&
+    (q === undefined || q.trim() === "") &&
+    !issues.list.some((e) => e.path === "q")
+  ) {
+    issues.add(
+      ["q"],
+      `is required and must not be empty for ${root.sources !== undefined ? "sources using vector, text or hybrid" : `${modes[0]} mode`}`,
+    );
+  }
+  const targets = parts.flatMap((p) => p.targets);
+  if (
+    targets.length &&
+    parts.length === (root.sources !== undefined ? (root.sources as unknown[]).length : 1)
+  ) {
+    for (const [i, field] of fields.entries())
+      fieldType(field, "return", targets, ["fields", i], issues, index);
+    annotations.forEach((name, i) => {
+      const missing = targets.find((t) => !collectionDef(index, t).required_processors.includes(name));
+      if (missing) {
+        issues.add(
+          ["annotations", i],
+          `"${name}" is not a required processor of collection ${missing.name}@${missing.version}`,
+        );
+      }
+    });
+  }
+
+  if (issues.count || !spec) {
+    const summary = issues.list
+      .slice(0, 3)
+      .map((e) => `${e.path || "(body)"}: ${e.message}`)
+      .join("; ");
+    throw validationError(
+      `invalid search request: ${summary}${issues.count > 3 ? `; and ${issues.count - 3} more` : ""}`,
+      issues.list,
+    );
+  }
+  if (q !== undefined) spec.q = q;
+  if (fence) spec.fence = fence;
+  if (rerank) spec.rerank = rerank;
+  if (graphBoost) spec.graph_boost = graphBoost;
+  return spec;
+}
