@@ -7,7 +7,7 @@ export {
   triggerSummaries,
   viewSummaries,
 } from "./discovery.js";
-export type { CatalogIndex } from "./index-types.js";
+export { activeCollection, type CatalogIndex } from "./index-types.js";
 export { type LoadedCatalog, loadCatalog } from "./load.js";
 export {
   activeCatalog,

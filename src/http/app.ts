@@ -11,6 +11,7 @@ import { handleError, sendProblem } from "./problem.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
+import { recordRoutes } from "./routes/records.js";
 import { problemSchema } from "./schemas.js";
 
 // Large enough for a full MAX_BATCH_RECORDS batch of ordinary records; larger bodies get 413.
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, deps.db);
   catalogRoutes(app, deps.db);
   discoveryRoutes(app, deps.db);
+  recordRoutes(app, deps.db, deps.config);
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

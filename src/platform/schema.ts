@@ -2,18 +2,21 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormats from "ajv-formats";
 import type { FieldError } from "./errors.js";
 
-function makeAjv(coerceTypes: boolean | "array"): Ajv2020 {
+function makeAjv(coerceTypes: boolean | "array", useDefaults: boolean): Ajv2020 {
   // allErrors: a client fixing a request wants every problem at once, not one per try.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults });
   addFormats.default(ajv);
   return ajv;
 }
 
 /** Validates JSON bodies and definitions as written: no coercion, no removal, no defaults. */
-export const ajv = makeAjv(false);
+export const ajv = makeAjv(false, false);
 
-/** Query strings arrive as text: "5" must satisfy an integer, and a lone value a list. */
-export const queryAjv = makeAjv("array");
+/**
+ * Query strings arrive as text: "5" must satisfy an integer, and a lone value a list; their
+ * declared defaults are filled in.
+ */
+export const queryAjv = makeAjv("array", true);
 
 const cache = new WeakMap<object, ValidateFunction>();
 

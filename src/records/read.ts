@@ -1,0 +1,189 @@
+// Reads of the system of record: one record, the timeline, the current-state document and a
+// slot's history. Another workspace's records are indistinguishable from missing ones.
+import type { LoadedCatalog } from "../catalog/index.js";
+import type { Queryable } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import * as sql from "./sql.js";
+import { isUuid, SYSTEM_COLLECTION } from "./validate.js";
+
+export type StatusFilter = "active" | "draft" | "all";
+
+export interface Page<T> {
+  rows: T[];
+  /** Pass as before_seq for the next page; null when there is no more. */
+  nextBeforeSeq: number | null;
+}
+
+/** Reads limit + 1 rows to know whether another page exists without a count. */
+async function page<T extends { seq: number }>(
+  rows: Promise<{ rows: T[] }>,
+  limit: number,
+): Promise<Page<T>> {
+  const found = (await rows).rows;
+  const more = found.length > limit;
+  const kept = more ? found.slice(0, limit) : found;
+  return { rows: kept, nextBeforeSeq: more ? (kept[kept.length - 1]?.seq ?? null) : null };
+}
+
+export async function getRecord(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+): Promise<Record<string, unknown>> {
+  const row = isUuid(id)
+    ? (await db.query(sql.GET_RECORD, [workspaceId, id.toLowerCase()])).rows[0]
+    : undefined;
+  if (!row) throw new AppError("not_found", `no record ${id}`);
+  return row;
+}
+
+export interface TimelineQuery {
+  entity?: string;
+  collections?: string[];
+  types?: string[];
+  status: StatusFilter;
+  includeSystem: boolean;
+  limit: number;
+  beforeSeq?: number;
+}
+
+/** Newest first; events and keyed rows together, successors not collapsed, unready rows included. */
+export function timeline(db: Queryable, workspaceId: string, q: TimelineQuery) {
+  return page(
+    db.query<{ seq: number }>(sql.TIMELINE, [
+      workspaceId,
+      q.entity ?? null,
+      q.collections ?? null,
+      q.types ?? null,
+      q.status === "all" ? null : q.status,
+      q.includeSystem,
+      q.beforeSeq ?? null,
+      q.limit + 1,
+    ]),
+    q.limit,
+  );
+}
+
+export interface DocumentQuery {
+  entity: string;
+  collections?: string[];
+  status: "active" | "draft";
+  maxRecords: number;
+}
+
+interface HeadRow {
+  id: string;
+  seq: number;
+  collection: string;
+  collection_version: number;
+  key: string;
+  type: string;
+  text: string;
+  citations: string[];
+  status: string;
+  ready: boolean;
+  tombstone: boolean;
+  occurred_at: Date;
+  created_at: Date;
+}
+
+/**
+ * The current-state document: for each (collection, key) the newest row of the requested status.
+ * Current tombstones are listed as retractions; current-ness ignores readiness.
+ */
+export async function currentDocument(
+  db: Queryable,
+  workspaceId: string,
+  catalog: LoadedCatalog,
+  q: DocumentQuery,
+) {
+  const { rows } = await db.query<HeadRow>(sql.DOCUMENT_HEADS, [
+    workspaceId,
+    q.entity,
+    q.status,
+    q.collections ?? null,
+    q.maxRecords + 1,
+  ]);
+  if (rows.length > q.maxRecords) {
+    throw new AppError(
+      "document_too_large",
+      `the document holds more than ${q.maxRecords} current records (DOCUMENT_MAX_RECORDS); narrow it with collections`,
+    );
+  }
+  const current = rows.filter((row) => row.collection !== SYSTEM_COLLECTION);
+  const beliefs = current
+    .filter((row) => !row.tombstone)
+    .map((belief) => ({
+      collection: belief.collection,
+      collection_version: belief.collection_version,
+      key: belief.key,
+      type: belief.type,
+      text: belief.text,
+      id: belief.id,
+      citations: belief.citations,
+      status: belief.status,
+      ready: belief.ready,
+      occurred_at: belief.occurred_at,
+      created_at: belief.created_at,
+    }));
+  const retractions = current
+    .filter((row) => row.tombstone)
+    .map((row) => ({ collection: row.collection, key: row.key, id: row.id, seq: row.seq }));
+  const { rows: unready } = await db.query<{ collection: string; count: number }>(sql.UNREADY_FOR_ENTITY, [
+    workspaceId,
+    q.entity,
+  ]);
+  return {
+    entity: q.entity,
+    status: q.status,
+    beliefs,
+    retractions,
+    freshness: documentFreshness(catalog, unready, q.collections),
+  };
+}
+
+/**
+ * Freshness of the document: which derivations feed the entity on read (their triggers fire on
+ * reads), and how many of the entity's records are still being enriched.
+ */
+function documentFreshness(
+  catalog: LoadedCatalog,
+  unready: { collection: string; count: number }[],
+  collections: string[] | undefined,
+) {
+  const inScope = (name: string) => collections === undefined || collections.includes(name);
+  const derivations = [...catalog.index.triggers.values()]
+    .filter(({ def }) => def.on === "read")
+    .map(({ def }) => catalog.index.derivations.get(def.derivation)?.def)
+    .filter((def) => def !== undefined && inScope(def.emit.collection))
+    .map((def) => ({ derivation: def?.name, collection: def?.emit.collection }));
+  return {
+    unready_records: unready
+      .filter((row) => inScope(row.collection))
+      .reduce((sum, row) => sum + row.count, 0),
+    read_triggered: derivations,
+  };
+}
+
+export interface HistoryQuery {
+  entity: string;
+  collection: string;
+  key: string;
+  limit: number;
+  beforeSeq?: number;
+}
+
+/** Every version of one slot, newest first, with content and hashes. */
+export function slotHistory(db: Queryable, workspaceId: string, q: HistoryQuery) {
+  return page(
+    db.query<{ seq: number }>(sql.HISTORY, [
+      workspaceId,
+      q.entity,
+      q.collection,
+      q.key,
+      q.beforeSeq ?? null,
+      q.limit + 1,
+    ]),
+    q.limit,
+  );
+}

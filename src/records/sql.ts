@@ -1,0 +1,94 @@
+// SQL owned by the records module.
+
+/** Locks the workspace's sequence counter: concurrent writers of a workspace take turns. */
+export const LOCK_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1 FOR UPDATE";
+
+export const ADVANCE_SEQ = "UPDATE workspaces SET last_seq = last_seq + $2 WHERE id = $1";
+
+export const FIND_DEDUPE = `
+  SELECT id, dedupe_key, payload_hash FROM records
+  WHERE workspace_id = $1 AND dedupe_key = ANY($2::text[])`;
+
+export const FIND_PARENTS = "SELECT id, depth FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])";
+
+/** One statement for the whole batch: rows arrive as a JSON array. */
+export const INSERT_RECORDS = `
+  INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
+    key, status, ready, tombstone, text, content, scores, annotations, derived_from, depth, dedupe_key,
+    payload_hash, occurred_at)
+  SELECT $1, r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.entity, r.type,
+    r.key, r.status, r.ready, r.tombstone, r.text, r.content, r.scores, r.annotations,
+    ARRAY(SELECT jsonb_array_elements_text(r.derived_from)::uuid), r.depth, r.dedupe_key,
+    r.payload_hash, COALESCE(r.occurred_at, now())
+  FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, seq bigint, collection text, collection_version integer,
+    collection_hash text, entity text, type text, key text, status text, ready boolean, tombstone boolean,
+    text text, content jsonb, scores jsonb, annotations jsonb, derived_from jsonb, depth integer,
+    dedupe_key text, payload_hash text, occurred_at timestamptz)`;
+
+/** Moves each slot's head forward; an older seq never replaces a newer head. */
+export const UPSERT_HEADS = `
+  INSERT INTO heads (workspace_id, entity, collection, key, status, record_id, seq, tombstone)
+  SELECT $1, h.entity, h.collection, h.key, h.status, h.record_id, h.seq, h.tombstone
+  FROM jsonb_to_recordset($2::jsonb) AS h(entity text, collection text, key text, status text,
+    record_id uuid, seq bigint, tombstone boolean)
+  ON CONFLICT (workspace_id, entity, collection, key, status) DO UPDATE
+    SET record_id = excluded.record_id, seq = excluded.seq, tombstone = excluded.tombstone
+    WHERE heads.seq < excluded.seq`;
+
+const FULL_COLUMNS = `id, seq, collection, collection_version, collection_hash, entity, type, key, status,
+  ready, tombstone, text, content, scores, annotations, citations, derived_from, depth, run_id,
+  occurred_at, created_at`;
+
+export const GET_RECORD = `SELECT ${FULL_COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`;
+
+/** Filters shared by timeline and delta: entity, collections, types, status, _system rows. */
+const FILTERS = `workspace_id = $1
+  AND ($2::text IS NULL OR entity = $2)
+  AND ($3::text[] IS NULL OR collection = ANY($3::text[]))
+  AND ($4::text[] IS NULL OR type = ANY($4::text[]))
+  AND ($5::text IS NULL OR status = $5)
+  AND ($6::boolean OR collection <> '_system')`;
+
+export const TIMELINE = `
+  SELECT id, seq, collection, key, type, status, ready, tombstone, text, occurred_at, created_at
+  FROM records WHERE ${FILTERS} AND ($7::bigint IS NULL OR seq < $7)
+  ORDER BY seq DESC LIMIT $8`;
+
+export const DELTA = `
+  SELECT id, seq, collection, entity, key, type, status, ready, tombstone, text, occurred_at, created_at
+  FROM records WHERE ${FILTERS} AND seq > $7
+  ORDER BY seq ASC LIMIT $8`;
+
+export const DOCUMENT_HEADS = `
+  SELECT r.id, r.seq, r.collection, r.collection_version, r.key, r.type, r.text, r.citations, r.status,
+    r.ready, r.tombstone, r.occurred_at, r.created_at
+  FROM heads h JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  WHERE h.workspace_id = $1 AND h.entity = $2 AND h.status = $3
+    AND ($4::text[] IS NULL OR h.collection = ANY($4::text[]))
+  ORDER BY h.collection, h.key
+  LIMIT $5`;
+
+export const HISTORY = `
+  SELECT id, seq, collection, collection_version, collection_hash, key, type, status, content, tombstone,
+    ready, run_id, citations, depth, occurred_at, created_at
+  FROM records
+  WHERE workspace_id = $1 AND entity = $2 AND collection = $3 AND key = $4
+    AND ($5::bigint IS NULL OR seq < $5)
+  ORDER BY seq DESC LIMIT $6`;
+
+export const UNREADY_FOR_ENTITY = `
+  SELECT collection, count(*)::int AS count FROM records
+  WHERE workspace_id = $1 AND entity = $2 AND NOT ready GROUP BY collection`;
+
+export const GET_CURSOR =
+  "SELECT consumer, entity, position, scope_hash, updated_at FROM cursors WHERE workspace_id = $1 AND consumer = $2";
+
+export const LOCK_CURSOR = `${GET_CURSOR} FOR UPDATE`;
+
+export const UPSERT_CURSOR = `
+  INSERT INTO cursors (workspace_id, consumer, entity, position, scope_hash) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (workspace_id, consumer) DO UPDATE
+    SET entity = excluded.entity, position = excluded.position, scope_hash = excluded.scope_hash, updated_at = now()
+  RETURNING consumer, entity, position, scope_hash, updated_at`;
+
+export const LAST_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1";
