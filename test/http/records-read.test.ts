@@ -9,7 +9,7 @@ describe("records: reads and replay", () => {
   const write = async (records: unknown[]) => {
     const res = await t.app.inject({ method: "POST", url: "/records", headers, payload: { records } });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json().inserted.map((i: any) => i.id) as string[];
+    return res.json().inserted.map((i: any) => i.id) as [string, string, ...string[]];
   };
   const get = async (url: string, h = headers) => {
     const res = await t.app.inject({ url, headers: h });
