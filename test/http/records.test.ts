@@ -13,7 +13,7 @@ describe("records: writes", () => {
       await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE workspace_id = $1", [
         workspaceId,
       ])
-    ).rows[0]?.n;
+    ).rows[0]?.n ?? 0;
 
   beforeAll(async () => {
     t = await createTestApp({ env: { MAX_BATCH_RECORDS: "5" } });
