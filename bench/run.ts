@@ -1,0 +1,140 @@
+// npm run bench: measures Engram through its real HTTP API. Today: ingest throughput.
+//   npm run bench -- [--records 20000] [--batch 100] [--clients 4]
+// Uses DATABASE_URL when set (a scratch database is created and dropped), else in-memory PGlite.
+import { randomBytes } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { exampleCatalogRequest } from "../src/catalog/index.js";
+import { loadConfig } from "../src/config/index.js";
+import { buildApp } from "../src/http/app.js";
+import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
+import { type Db, migrate, openPglite, openPostgres } from "../src/platform/db/index.js";
+import { createWorkspace } from "../src/workspaces/index.js";
+
+const { values } = parseArgs({
+  options: {
+    records: { type: "string", default: "20000" },
+    batch: { type: "string", default: "100" },
+    clients: { type: "string", default: "4" },
+  },
+});
+const RECORDS = Number(values.records);
+const BATCH = Number(values.batch);
+const CLIENTS = Number(values.clients);
+
+// A small deterministic vocabulary; the full corpus generator arrives with the benchmark issue.
+const WORDS =
+  "billing invoice refund card declined upgrade plan outage login password export api latency timeout".split(
+    " ",
+  );
+let state = 42;
+function random(): number {
+  state = (state * 1103515245 + 12345) % 2 ** 31;
+  return state / 2 ** 31;
+}
+function sentence(n: number): string {
+  return Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(" ");
+}
+
+async function openBenchDb(): Promise<{ db: Db; label: string; drop: () => Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const db = await openPglite({ dataDir: "memory://" });
+    return { db, label: "pglite", drop: async () => {} };
+  }
+  const name = `engram_bench_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const db = await openPostgres({ connectionString: target.toString() });
+  return {
+    db,
+    label: "postgres",
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function ingest(url: string, key: string, collection: string, batch: number): Promise<number> {
+  const batches = Math.ceil(RECORDS / batch);
+  let next = 0;
+  const started = performance.now();
+  const client = async () => {
+    while (next < batches) {
+      next++;
+      const records = Array.from({ length: batch }, (_, i) => ({
+        collection,
+        entity: `customer-${Math.floor(random() * 500)}`,
+        type: "ticket",
+        text: sentence(12 + (i % 20)),
+        content: collection === "customer_events" ? { channel: "email", priority: 1 + (i % 5) } : {},
+      }));
+      const res = await fetch(`${url}/records`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ records }),
+      });
+      if (res.status !== 200) throw new Error(`write failed: ${res.status} ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  return (batches * batch) / ((performance.now() - started) / 1000);
+}
+
+const { db, label, drop } = await openBenchDb();
+try {
+  await migrate(db);
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: "silent",
+    MAX_BATCH_RECORDS: String(Math.max(BATCH, 1000)),
+  });
+  const app = await buildApp({ config, db, version: "bench" });
+  const url = await app.listen({ port: 0, host: "127.0.0.1" });
+  const ws = await createWorkspace(db, "bench");
+  const example = await exampleCatalogRequest(EXAMPLE_CATALOG_DIR);
+  const published = await app.inject({
+    method: "POST",
+    url: "/catalog",
+    headers: { authorization: `Bearer ${ws.api_key}` },
+    payload: example,
+  });
+  if (published.statusCode !== 200) throw new Error(published.body);
+  const figures = {
+    ready_rows_per_s: await ingest(url, ws.api_key, "learning_signals", BATCH),
+    enrich_queued_rows_per_s: await ingest(url, ws.api_key, "customer_events", BATCH),
+    single_row_per_s: await ingest(url, ws.api_key, "learning_signals", 1),
+  };
+  await app.close();
+  const result = {
+    date: new Date().toISOString(),
+    db: label,
+    records: RECORDS,
+    batch: BATCH,
+    clients: CLIENTS,
+    machine: {
+      cores: os.cpus().length,
+      memory_gib: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    ingest: Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Math.round(v)])),
+  };
+  console.log(
+    `ingest on ${label}: ${RECORDS} rows, batches of ${BATCH} (single rows: batches of 1), ${CLIENTS} clients`,
+  );
+  console.table(result.ingest);
+  await mkdir("bench/results", { recursive: true });
+  await writeFile(
+    `bench/results/${result.date.slice(0, 10)}-${label}.json`,
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
+} finally {
+  await db.close();
+  await drop();
+}
