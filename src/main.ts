@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
+import { catalogDeps } from "./deps.js";
 import { buildApp } from "./http/app.js";
 import { type Db, migrate, openDatabase } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
@@ -49,7 +50,7 @@ export async function bootstrapDemo(db: Db, config: Config, mode: DemoMode): Pro
   const example = await exampleCatalogRequest(EXAMPLE_CATALOG_DIR);
   const created = await createWorkspace(db, DEMO_WORKSPACE);
   try {
-    await publishCatalog(db, { id: created.id, name: created.workspace }, example);
+    await publishCatalog(catalogDeps(db, config), { id: created.id, name: created.workspace }, example);
   } catch (error) {
     // Never leave a demo workspace whose key nobody saw: the next start would not retry.
     await deleteWorkspace(db, created.id);

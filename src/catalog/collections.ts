@@ -1,3 +1,4 @@
+import { hashJson } from "../platform/hash.js";
 import type { Def } from "./def.js";
 import { type CatalogIndex, missingReference } from "./index-types.js";
 import { NAME, NAME_HINT } from "./names.js";
@@ -81,4 +82,25 @@ export function linkCollection(def: CollectionDef, src: Def, index: CatalogIndex
     }
     missingReference(index, "search_profiles", def.search_profile, src.at("search_profile"));
   }
+}
+
+/**
+ * The contract stored records keep: what interprets their content (mode, schema, declared
+ * field paths and types). Bindings (processors, profile, answerable, field flags) are not part
+ * of it, so changing them never touches stored records.
+ */
+export function contractOf(def: CollectionDef) {
+  return {
+    name: def.name,
+    version: def.version,
+    mode: def.mode,
+    schema: def.schema,
+    fields: Object.fromEntries(
+      Object.entries(def.fields).map(([name, f]) => [name, { path: f.path, type: f.type }]),
+    ),
+  };
+}
+
+export function contractHash(def: CollectionDef): string {
+  return hashJson(contractOf(def));
 }

@@ -1,3 +1,4 @@
+export type { CompatibilityReport, StoredContracts } from "./compatibility.js";
 export { exampleCatalogRequest, readCatalogDirectory } from "./directory.js";
 export {
   artifactSummaries,
@@ -11,10 +12,13 @@ export { activeCollection, type CatalogIndex } from "./index-types.js";
 export { type LoadedCatalog, loadCatalog } from "./load.js";
 export {
   activeCatalog,
+  type CatalogDeps,
   type CatalogSummary,
-  type CompatibilityReport,
+  catalogPruneReport,
+  confirmCatalog,
   describeCatalog,
   dryRunPublish,
+  type InstalledCatalog,
   installedCompatibility,
   type PublishRequest,
   type PublishResult,

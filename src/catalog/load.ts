@@ -2,7 +2,7 @@
 // definition against the selection, and hash the result. Pure: no database, no clock.
 import { hashJson } from "../platform/hash.js";
 import { type ArtifactDef, linkArtifact, parseArtifact } from "./artifacts.js";
-import { linkCollection, parseCollection } from "./collections.js";
+import { contractHash, linkCollection, parseCollection } from "./collections.js";
 import { DefinitionError } from "./definition-error.js";
 import { type DerivationDef, inlineTrigger, linkDerivation, parseDerivation } from "./derivations.js";
 import { type Family, parseFiles, type SourceFile } from "./files.js";
@@ -46,6 +46,8 @@ export interface LoadedCatalog {
   catalogHash: string;
   /** Hash of every listed definition by "family:id" ("collections:customer_events@1"). */
   hashes: Record<string, string>;
+  /** Contract hash of every listed collection version by "name@version" (records keep it). */
+  contracts: Record<string, string>;
   /** Per uploaded file path: the hash of its parsed content. */
   files: Record<string, string>;
 }
@@ -306,6 +308,7 @@ export function loadCatalog(files: Record<string, string>, packageRef: string): 
     package: packageRef,
     catalogHash: hashJson({ package: packageRef, definitions: hashes }),
     hashes,
+    contracts: Object.fromEntries([...index.collections].map(([id, entry]) => [id, contractHash(entry.def)])),
     files: fileHashes(sources),
   };
 }

@@ -1,19 +1,14 @@
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import type { Workspace } from "../workspaces/index.js";
+import { assessCompatibility, type CompatibilityReport, type StoredContracts } from "./compatibility.js";
 import { type LoadedCatalog, loadCatalog } from "./load.js";
+import { pruneReport } from "./prune.js";
 import * as sql from "./sql.js";
 
 export interface PublishRequest {
   package: string;
   files: Record<string, string>;
-}
-
-/** Spec "Catalog compatibility report". */
-export interface CompatibilityReport {
-  verdict: "invisible" | "additive" | "reinterpreting";
-  publishable: boolean;
-  blockers: { records: { collection: string; version: number; count: number }; action: string }[];
 }
 
 export interface PublishResult {
@@ -23,6 +18,19 @@ export interface PublishResult {
   files: Record<string, string>;
   loaded: true;
   rewritten_records: number;
+}
+
+/** What catalog operations need beyond the database: the stored records' side. */
+export interface CatalogDeps {
+  db: Db;
+  stored: StoredContracts;
+  /** ADDITIVE_VERIFY_MAX_ROWS */
+  verifyMaxRows: number;
+}
+
+/** The installed catalog of a workspace, with the install it was loaded from. */
+export interface InstalledCatalog extends LoadedCatalog {
+  installId: string;
 }
 
 interface InstallRow {
@@ -35,7 +43,7 @@ interface InstallRow {
 }
 
 /** Loaded catalogs by workspace, valid while the active install id is unchanged. */
-const cache = new Map<string, { installId: string; catalog: LoadedCatalog }>();
+const cache = new Map<string, InstalledCatalog>();
 
 /** Text search configurations must exist in the database that will build the tsvectors. */
 async function checkTextConfigs(db: Queryable, loaded: LoadedCatalog): Promise<void> {
@@ -52,57 +60,75 @@ async function checkTextConfigs(db: Queryable, loaded: LoadedCatalog): Promise<v
   }
 }
 
-/**
- * Compatibility of a new catalog with what is stored. Records are the only thing a catalog
- * change can reinterpret; until a workspace holds records every change is invisible to them.
- */
-function compatibility(): CompatibilityReport {
-  return { verdict: "invisible", publishable: true, blockers: [] };
-}
-
 async function validateUpload(db: Db, request: PublishRequest): Promise<LoadedCatalog> {
   const loaded = loadCatalog(request.files, request.package);
   await checkTextConfigs(db, loaded);
   return loaded;
 }
 
-export async function dryRunPublish(
-  db: Db,
-  _workspace: Workspace,
-  request: PublishRequest,
-): Promise<CompatibilityReport> {
-  await validateUpload(db, request);
-  return compatibility();
+/** POST /catalog?dry_run=true: the compatibility report only; nothing is installed. */
+export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, request: PublishRequest) {
+  const loaded = await validateUpload(deps.db, request);
+  return deps.db.transaction(async (tx) => {
+    const current = await activeCatalog(tx, workspace.id);
+    const { report } = await assessCompatibility(
+      tx,
+      workspace.id,
+      deps.stored,
+      loaded,
+      current,
+      deps.verifyMaxRows,
+    );
+    return report;
+  });
 }
 
 /**
- * Validates the whole upload and installs it atomically under the workspace lock. An invalid
- * or incompatible upload leaves the previous catalog active. Publishing the active catalog
- * again changes nothing (same hashes); publishing an earlier package again is a rollback.
+ * Validates the whole upload and installs it atomically under the workspace lock, with record
+ * writes held off so that no record lands under a contract being replaced. An invalid or
+ * incompatible upload leaves the previous catalog active. Publishing the active catalog again
+ * changes nothing (same hashes); publishing an earlier package again is a rollback.
  */
 export async function publishCatalog(
-  db: Db,
+  deps: CatalogDeps,
   workspace: Workspace,
   request: PublishRequest,
 ): Promise<PublishResult> {
-  const loaded = await validateUpload(db, request);
-  await db.withWorkspaceLock(workspace.id, async (tx) => {
-    const report = compatibility();
-    if (!report.publishable) {
-      throw new AppError("catalog_incompatible", "the change would reinterpret stored records", {
-        compatibility: report,
-      });
-    }
-    const { rows } = await tx.query<InstallRow>(sql.ACTIVE_INSTALL, [workspace.id]);
-    if (rows[0]?.catalog_hash === loaded.catalogHash) return;
-    await tx.query(sql.DEACTIVATE, [workspace.id]);
-    await tx.query(sql.INSERT_INSTALL, [
+  const loaded = await validateUpload(deps.db, request);
+  const rewritten = await deps.db.withWorkspaceLock(workspace.id, async (tx) => {
+    await deps.stored.lockWrites(tx, workspace.id);
+    const current = await activeCatalog(tx, workspace.id);
+    const { report, moves } = await assessCompatibility(
+      tx,
       workspace.id,
-      loaded.package,
-      loaded.catalogHash,
-      JSON.stringify(request.files),
-      JSON.stringify(loaded.hashes),
-    ]);
+      deps.stored,
+      loaded,
+      current,
+      deps.verifyMaxRows,
+    );
+    if (!report.publishable) {
+      throw new AppError(
+        "catalog_incompatible",
+        "the new catalog would reinterpret stored records; nothing was installed",
+        {
+          compatibility: report,
+        },
+      );
+    }
+    let moved = 0;
+    for (const move of moves)
+      moved += await deps.stored.moveForward(tx, workspace.id, move.group, move.toHash);
+    if (current?.catalogHash !== loaded.catalogHash) {
+      await tx.query(sql.DEACTIVATE, [workspace.id]);
+      await tx.query(sql.INSERT_INSTALL, [
+        workspace.id,
+        loaded.package,
+        loaded.catalogHash,
+        JSON.stringify(request.files),
+        JSON.stringify(loaded.hashes),
+      ]);
+    }
+    return moved;
   });
   return {
     workspace: workspace.name,
@@ -110,29 +136,45 @@ export async function publishCatalog(
     catalog_hash: loaded.catalogHash,
     files: loaded.files,
     loaded: true,
-    rewritten_records: 0,
+    rewritten_records: rewritten,
   };
 }
 
 /** The installed catalog of a workspace, or undefined when nothing was published. */
-export async function activeCatalog(db: Queryable, workspaceId: string): Promise<LoadedCatalog | undefined> {
+export async function activeCatalog(
+  db: Queryable,
+  workspaceId: string,
+): Promise<InstalledCatalog | undefined> {
   const { rows } = await db.query<{ id: string }>(sql.ACTIVE_INSTALL_ID, [workspaceId]);
   const installId = rows[0]?.id;
   if (!installId) return undefined;
   const cached = cache.get(workspaceId);
-  if (cached?.installId === installId) return cached.catalog;
+  if (cached?.installId === installId) return cached;
   const install = (await db.query<InstallRow>(sql.ACTIVE_INSTALL, [workspaceId])).rows[0];
   if (!install) return undefined;
-  const catalog = loadCatalog(install.files, install.package);
-  cache.set(workspaceId, { installId: install.id, catalog });
+  const catalog = { ...loadCatalog(install.files, install.package), installId: install.id };
+  cache.set(workspaceId, catalog);
   return catalog;
 }
 
-export async function requireCatalog(db: Queryable, workspaceId: string): Promise<LoadedCatalog> {
+export async function requireCatalog(db: Queryable, workspaceId: string): Promise<InstalledCatalog> {
   const catalog = await activeCatalog(db, workspaceId);
   if (!catalog)
     throw new AppError("no_catalog", "no catalog is published in this workspace; POST /catalog first");
   return catalog;
+}
+
+/**
+ * The catalog to use inside a write transaction that holds off publishes: the one already
+ * loaded when it is still installed (the common case), else the newly installed one.
+ */
+export async function confirmCatalog(
+  tx: Queryable,
+  workspaceId: string,
+  seen: InstalledCatalog,
+): Promise<InstalledCatalog> {
+  const { rows } = await tx.query<{ id: string }>(sql.ACTIVE_INSTALL_ID, [workspaceId]);
+  return rows[0]?.id === seen.installId ? seen : requireCatalog(tx, workspaceId);
 }
 
 export interface CatalogSummary {
@@ -161,10 +203,21 @@ export async function describeCatalog(db: Queryable, workspaceId: string): Promi
   };
 }
 
+/** GET /catalog/compatibility: the stored records against the installed catalog. */
 export async function installedCompatibility(
-  db: Queryable,
+  deps: CatalogDeps,
   workspaceId: string,
 ): Promise<CompatibilityReport> {
-  await requireCatalog(db, workspaceId);
-  return compatibility();
+  return deps.db.transaction(async (tx) => {
+    const catalog = await requireCatalog(tx, workspaceId);
+    return (await assessCompatibility(tx, workspaceId, deps.stored, catalog, catalog, deps.verifyMaxRows))
+      .report;
+  });
+}
+
+/** GET /catalog/prune: a read-only report of deletable definitions. */
+export async function catalogPruneReport(deps: CatalogDeps, workspaceId: string) {
+  return deps.db.transaction(async (tx) =>
+    pruneReport(tx, workspaceId, deps.stored, await requireCatalog(tx, workspaceId)),
+  );
 }

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Config } from "../config/index.js";
+import { catalogDeps } from "../deps.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { loggerOptions } from "../platform/log.js";
@@ -76,7 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, deps.db);
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);
-  catalogRoutes(app, deps.db);
+  catalogRoutes(app, catalogDeps(deps.db, deps.config));
   discoveryRoutes(app, deps.db);
   recordRoutes(app, deps.db, deps.config);
   for (const register of deps.routes ?? []) await register(app);

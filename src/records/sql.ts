@@ -92,3 +92,18 @@ export const UPSERT_CURSOR = `
   RETURNING consumer, entity, position, scope_hash, updated_at`;
 
 export const LAST_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1";
+
+export const CONTRACT_USAGE = `
+  SELECT collection, collection_version AS version, collection_hash AS hash, count(*)::int AS count
+  FROM records WHERE workspace_id = $1 AND collection <> $2
+  GROUP BY collection, collection_version, collection_hash
+  ORDER BY collection, collection_version`;
+
+export const CONTRACT_CONTENTS = `
+  SELECT content FROM records
+  WHERE workspace_id = $1 AND collection = $2 AND collection_version = $3 AND collection_hash = $4
+  LIMIT $5`;
+
+export const MOVE_CONTRACT = `
+  UPDATE records SET collection_hash = $5
+  WHERE workspace_id = $1 AND collection = $2 AND collection_version = $3 AND collection_hash = $4`;

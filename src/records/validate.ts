@@ -196,7 +196,7 @@ function validateRow(
   return {
     index,
     collection,
-    collectionHash: catalog.hashes[`collections:${collection.name}@${collection.version}`] as string,
+    collectionHash: catalog.contracts[`${collection.name}@${collection.version}`] as string,
     entity: entity as string,
     type: type as string,
     text: body as string,

@@ -1,7 +1,7 @@
 // POST /records: validate the whole batch, then write it in one transaction with its seq
 // numbers, keyed heads and enrichment jobs. A refused batch writes nothing.
 import { randomUUID } from "node:crypto";
-import { requireCatalog } from "../catalog/index.js";
+import { confirmCatalog, requireCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { enqueue } from "../worker/queue.js";
@@ -81,12 +81,14 @@ export async function writeRecords(
   rows: unknown,
   options: { maxBatch: number },
 ): Promise<WriteResult> {
-  const catalog = await requireCatalog(db, workspace.id);
-  const valid = validateRows(rows, catalog, options.maxBatch);
+  const seen = await requireCatalog(db, workspace.id);
+  let valid = validateRows(rows, seen, options.maxBatch);
   return db.transaction(async (tx) => {
-    // Taken first: it serializes this workspace's writers, so dedupe checks see every earlier
-    // commit and seq order is commit order.
+    // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
+    // every earlier commit, seq order is commit order, and the contract cannot change under us.
     const { rows: seqRows } = await tx.query<{ last_seq: number }>(sql.LOCK_SEQ, [workspace.id]);
+    const catalog = await confirmCatalog(tx, workspace.id, seen);
+    if (catalog !== seen) valid = validateRows(rows, catalog, options.maxBatch);
     const planned = await resolveDuplicates(tx, workspace.id, valid);
     const fresh = planned.filter((p) => p.duplicateOf === undefined);
     const depths = await parentDepths(

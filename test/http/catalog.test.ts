@@ -24,7 +24,7 @@ describe("POST /catalog and GET /catalog", () => {
   it("dry_run reports compatibility and installs nothing", async () => {
     const res = await publish({ package: MINIMAL_PACKAGE, files: minimalFiles() }, "?dry_run=true");
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ verdict: "invisible", publishable: true, blockers: [] });
+    expect(res.json()).toEqual({ verdict: "invisible", publishable: true, blockers: [], changes: [] });
     expect((await current()).statusCode).toBe(409);
   });
 

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import {
+  type CatalogDeps,
+  catalogPruneReport,
   describeCatalog,
   dryRunPublish,
   installedCompatibility,
   type PublishRequest,
   publishCatalog,
 } from "../../catalog/index.js";
-import type { Db } from "../../platform/db/index.js";
 
 const publishBody = {
   type: "object",
@@ -29,11 +30,13 @@ const compatibilitySchema = {
     verdict: { type: "string", enum: ["invisible", "additive", "reinterpreting"] },
     publishable: { type: "boolean" },
     blockers: { type: "array", items: { type: "object", additionalProperties: true } },
+    changes: { type: "array", items: { type: "object", additionalProperties: true } },
   },
   required: ["verdict", "publishable", "blockers"],
 } as const;
 
-export function catalogRoutes(app: FastifyInstance, db: Db): void {
+export function catalogRoutes(app: FastifyInstance, deps: CatalogDeps): void {
+  const { db } = deps;
   app.post<{ Body: PublishRequest; Querystring: { dry_run?: boolean } }>(
     "/catalog",
     {
@@ -49,8 +52,8 @@ export function catalogRoutes(app: FastifyInstance, db: Db): void {
       },
     },
     async (request) => {
-      if (request.query.dry_run) return dryRunPublish(db, request.workspace, request.body);
-      return publishCatalog(db, request.workspace, request.body);
+      if (request.query.dry_run) return dryRunPublish(deps, request.workspace, request.body);
+      return publishCatalog(deps, request.workspace, request.body);
     },
   );
 
@@ -69,6 +72,12 @@ export function catalogRoutes(app: FastifyInstance, db: Db): void {
         response: { 200: compatibilitySchema },
       },
     },
-    async (request) => installedCompatibility(db, request.workspace.id),
+    async (request) => installedCompatibility(deps, request.workspace.id),
+  );
+
+  app.get(
+    "/catalog/prune",
+    { schema: { summary: "Read-only report of definitions that could be deleted", tags: ["catalog"] } },
+    async (request) => catalogPruneReport(deps, request.workspace.id),
   );
 }
