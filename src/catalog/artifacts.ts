@@ -29,7 +29,7 @@
 import type { Def } from "./def.js";
 import { type CatalogIndex, missingReference } from "./index-types.js";
 import { NAME, NAME_HINT, VERSIONED_REF, VERSIONED_REF_HINT } from "./names.js";
-import { compactParameters, type ParamDecl, parseParameters } from "./params.js";
+import { compactParameters, type ParamDecl, parseParameters, valueProblem } from "./params.js";
 import { parseCollectionNames, parseName, resolveCollectionName } from "./processors.js";
 
 export interface DocumentBlock {
@@ -104,11 +104,14 @@ function parseBlock(src: Def, parameters: Record<string, ParamDecl>): ArtifactBl
   const maxTokens = () => src.at("max_tokens").maybe()?.integer({ min: 1 }) ?? null;
   if (isView) {
     src.fields(["view", "args", "max_tokens"], ["view"]);
-    const args: Record<string, unknown> = {};
-    for (const [name, arg] of src.at("args").maybe()?.entries() ?? []) {
+    const argEntries = src.at("args").maybe()?.entries() ?? [];
+    for (const [, arg] of argEntries) {
       eachString(arg, (text, at) => checkParameterPlaceholders(text, at, parameters));
-      args[name] = arg.value;
     }
+    // fromEntries defines own keys, so even "__proto__" stays an argument (and is refused at link).
+    const args: Record<string, unknown> = Object.fromEntries(
+      argEntries.map(([name, arg]) => [name, arg.value]),
+    );
     return {
       kind: "view",
       view: src.at("view").string({ pattern: VERSIONED_REF, patternHint: VERSIONED_REF_HINT }),
@@ -217,7 +220,7 @@ function parseLearning(src: Def, blocks: Record<string, ArtifactBlock>): Artifac
   if (!src.present) return null;
   src.fields(["block", "artifact"], ["block"]);
   const block = src.at("block").string();
-  const target = blocks[block];
+  const target = Object.hasOwn(blocks, block) ? blocks[block] : undefined;
   if (!target) return src.at("block").fail(`no block "${block}" in this artifact`, "definition_unresolved");
   if (target.kind !== "document") {
     src
@@ -252,20 +255,49 @@ function parseCandidate(src: Def, lifecycle: ArtifactDef["lifecycle"]): Artifact
   };
 }
 
-function linkViewBlock(block: ViewBlock, at: Def, index: CatalogIndex): void {
+/**
+ * A view block's arguments against the view's parameter declarations (params.ts): a literal
+ * value must satisfy its declaration (type and every constraint, as the view call will check);
+ * a whole-value placeholder passes an artifact parameter, which must have the same type (an
+ * integer may feed a number) and be present whenever the view parameter is required; a
+ * string with placeholders inside becomes text, so the view parameter must be a string.
+ */
+function linkViewBlock(
+  block: ViewBlock,
+  at: Def,
+  index: CatalogIndex,
+  parameters: Record<string, ParamDecl>,
+): void {
   const view = index.views.get(block.view);
   if (!view) missingReference(index, "views", block.view, at.at("view"));
-  // Checked when the view family declares its parameters (ParamDecl per name).
-  const declared = (view.def as { parameters?: Record<string, ParamDecl> }).parameters;
-  if (!declared) return;
+  const declared = view.def.parameters;
   for (const [name, value] of Object.entries(block.args)) {
-    if (!Object.hasOwn(declared, name))
-      at.at("args").at(name).fail(`view ${block.view} has no parameter "${name}"`);
-    const whole = typeof value === "string" && WHOLE_PLACEHOLDER.test(value);
+    const argAt = at.at("args").at(name);
+    if (!Object.hasOwn(declared, name)) argAt.fail(`view ${block.view} has no parameter "${name}"`);
     const decl = declared[name] as ParamDecl;
-    // A whole-value placeholder passes the parameter's typed value; text with placeholders is text.
-    if (!whole && !matchesType(decl, value)) {
-      at.at("args").at(name).fail(`expected a ${decl.type} for view parameter "${name}"`);
+    const whole = typeof value === "string" ? WHOLE_PLACEHOLDER.exec(value)?.[1] : undefined;
+    if (whole !== undefined) {
+      const source = parameters[whole] as ParamDecl;
+      // Every integer is a number; any other pair of types never matches.
+      if (source.type !== decl.type && !(source.type === "integer" && decl.type === "number")) {
+        argAt.fail(
+          `artifact parameter "${whole}" is a ${source.type}; view parameter "${name}" takes a ${decl.type}`,
+        );
+      }
+      // An omitted argument removes the key (as in view templates), which a required view
+      // parameter refuses on every such render.
+      if (decl.required && !source.required && source.default === undefined) {
+        argAt.fail(
+          `view parameter "${name}" is required, but artifact parameter "${whole}" is optional without a default`,
+        );
+      }
+    } else if (typeof value === "string" && placeholders(value, argAt).length > 0) {
+      if (decl.type !== "string") {
+        argAt.fail(`text with placeholders is a string; view parameter "${name}" takes a ${decl.type}`);
+      }
+    } else {
+      const problem = valueProblem(decl, value);
+      if (problem) argAt.fail(`view parameter "${name}" ${problem}`);
     }
   }
   for (const [name, decl] of Object.entries(declared)) {
@@ -275,25 +307,10 @@ function linkViewBlock(block: ViewBlock, at: Def, index: CatalogIndex): void {
   }
 }
 
-function matchesType(decl: ParamDecl, value: unknown): boolean {
-  switch (decl.type) {
-    case "number":
-      return typeof value === "number";
-    case "integer":
-      return Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "string_array":
-      return Array.isArray(value) && value.every((item) => typeof item === "string");
-    default:
-      return typeof value === "string";
-  }
-}
-
 export function linkArtifact(def: ArtifactDef, src: Def, index: CatalogIndex): void {
   for (const [name, block] of Object.entries(def.blocks)) {
     const at: Def = src.at("blocks").at(name);
-    if (block.kind === "view") linkViewBlock(block, at, index);
+    if (block.kind === "view") linkViewBlock(block, at, index, def.parameters);
     else {
       block.collections.forEach((c, i) => {
         resolveCollectionName(index, c, at.at("collections").at(i));

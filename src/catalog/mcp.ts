@@ -56,7 +56,7 @@ export const TOOL_BINDING: Record<McpToolKind, McpBindingKind | null> = {
   ingest: "collection",
 };
 const BINDING_KEYS: readonly McpBindingKind[] = ["view", "artifact", "collection"];
-const BINDING_FAMILY: Record<McpBindingKind, ReferenceFamily> = {
+const BINDING_FAMILY: Record<McpBindingKind, ReferenceFamily & ("views" | "artifacts" | "collections")> = {
   view: "views",
   artifact: "artifacts",
   collection: "collections",
@@ -120,13 +120,8 @@ export function linkMcpInterface(def: McpInterfaceDef, src: Def, index: CatalogI
     const at = src.at("tools").at(i);
     if (tool.binding) {
       const { kind, reference } = tool.binding;
-      const listed =
-        kind === "view"
-          ? index.views.has(reference)
-          : kind === "artifact"
-            ? index.artifacts.has(reference)
-            : index.collections.has(reference);
-      if (!listed) missingReference(index, BINDING_FAMILY[kind], reference, at.at(kind));
+      const family = BINDING_FAMILY[kind];
+      if (!index[family].has(reference)) missingReference(index, family, reference, at.at(kind));
     }
     if (tool.kind === "answer") {
       const answerable = [...index.collections.values()].some(

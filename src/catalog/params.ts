@@ -197,6 +197,8 @@ export function parseParameters(src: Def): Record<string, ParamDecl> {
     if (!PARAM_NAME.test(name)) {
       decl.fail(`parameter name "${name}" is not a plain identifier (letters, digits, _; at most 64)`);
     }
+    // Assigning it would replace the map's prototype and silently drop the declaration.
+    if (name === "__proto__") decl.fail(`parameter name "${name}" is reserved`);
     out[name] = parseDecl(decl);
   }
   return out;
@@ -219,7 +221,8 @@ export function validateArguments(params: Record<string, ParamDecl>, args: unkno
   }
   const out: Record<string, unknown> = {};
   for (const [name, decl] of Object.entries(params)) {
-    const value = given[name];
+    // Own keys only: an omitted parameter named like an Object member (constructor) is absent.
+    const value = Object.hasOwn(given, name) ? given[name] : undefined;
     if (value === undefined) {
       if (decl.required) errors.push({ path: name, message: "is required" });
       else if (decl.default !== undefined) out[name] = structuredClone(decl.default);

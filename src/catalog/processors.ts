@@ -93,7 +93,8 @@ export function resolveCollectionName(index: CatalogIndex, name: string, at: Def
 
 /** Checks that `alias` is an alias of conf/models.yaml of the wanted kind. */
 export function checkAlias(index: CatalogIndex, alias: string, kind: "model" | "embedding", at: Def): void {
-  const found = index.models.def.aliases[alias];
+  // Own keys only: "constructor" is a valid name but no alias.
+  const found = Object.hasOwn(index.models.def.aliases, alias) ? index.models.def.aliases[alias] : undefined;
   if (!found) at.fail(`no alias "${alias}" in conf/models.yaml`, "definition_unresolved");
   if (found.kind !== kind) {
     at.fail(

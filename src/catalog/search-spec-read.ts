@@ -112,14 +112,14 @@ export function readList(
   return value;
 }
 
-/** A unique list of non-blank strings. */
+/** A unique list of non-blank strings (non-empty unless min is 0). */
 export function readStrings(
   value: unknown,
   path: Path,
   issues: Issues,
-  rule: { max: number; itemMax?: number; values?: readonly string[] },
+  rule: { max: number; min?: number; itemMax?: number; values?: readonly string[] },
 ): string[] | undefined {
-  const list = readList(value, path, issues, { max: rule.max, unique: true });
+  const list = readList(value, path, issues, { max: rule.max, min: rule.min, unique: true });
   if (!list) return undefined;
   const before = issues.count;
   list.forEach((item, i) => {

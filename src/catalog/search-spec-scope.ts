@@ -163,7 +163,9 @@ export function resolveTargets(
         );
         return;
       }
-      const pinned = scope.collection_versions?.[name];
+      // Own keys only: a collection may be named like an Object member ("constructor").
+      const versions = scope.collection_versions;
+      const pinned = versions && Object.hasOwn(versions, name) ? versions[name] : undefined;
       if (!pinned) {
         for (const def of listed) targets.push({ name, version: def.version });
         return;

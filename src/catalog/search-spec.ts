@@ -14,6 +14,7 @@
 // - boost only with sources (it applies after merging); fuse only with sources.
 // - order_by only in structured mode (where it is required); up to 8 unique fields.
 // - Scope lists may not be empty (leave the key out, or the view parameter, to mean "all").
+//   include, fields and annotations may be empty ("up to 16": an empty list asks for nothing).
 // - hybrid mode needs the vector and text capabilities, vector needs vector, text text,
 //   recent recent, structured structured (profileCapabilities).
 // - Score names in rank and boost: the names of listed processors of kind score.
@@ -372,13 +373,16 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
       : ((readStrings(root.include, ["include"], issues, {
           max: INCLUDE_FIELDS.length,
           values: INCLUDE_FIELDS,
+          min: 0,
         }) ?? []) as IncludeField[]);
   const fields =
-    root.fields === undefined ? [] : (readStrings(root.fields, ["fields"], issues, { max: NAMES_MAX }) ?? []);
+    root.fields === undefined
+      ? []
+      : (readStrings(root.fields, ["fields"], issues, { max: NAMES_MAX, min: 0 }) ?? []);
   const annotations =
     root.annotations === undefined
       ? []
-      : (readStrings(root.annotations, ["annotations"], issues, { max: NAMES_MAX }) ?? []);
+      : (readStrings(root.annotations, ["annotations"], issues, { max: NAMES_MAX, min: 0 }) ?? []);
   const render = root.render === undefined ? false : (readBoolean(root.render, ["render"], issues) ?? false);
   const fence = root.fence === undefined ? undefined : readFence(root.fence, issues);
   if (root.fence !== undefined && !render) issues.add(["fence"], "needs render: true");

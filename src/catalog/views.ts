@@ -14,6 +14,7 @@ import { AppError, type FieldError } from "../platform/errors.js";
 import type { Def } from "./def.js";
 import { DefinitionError } from "./definition-error.js";
 import { type CatalogIndex, missingReference, profileCapabilities } from "./index-types.js";
+import { NAME, NAME_HINT } from "./names.js";
 import {
   compactParameters,
   type ParamDecl,
@@ -23,6 +24,7 @@ import {
   validateArguments,
   valueProblem,
 } from "./params.js";
+import { resolveCollectionName } from "./processors.js";
 import { type SearchLimits, type SearchSpec, searchParts, validateSearchSpec } from "./search-spec.js";
 import { CAPABILITIES, type Capability, type Entry, ref } from "./types.js";
 
@@ -65,7 +67,6 @@ const VIEW_KEYS = [
   "required_capabilities",
   "graph",
 ] as const;
-const VIEW_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 const GRAPH_PARAMS: Record<string, ParamDecl> = {
   seed: { type: "string", required: true, min_length: 1, max_length: 128 },
@@ -85,8 +86,9 @@ function graphParameters(kind: "graph" | "graph_orphans", src: Def): Record<stri
   const out: Record<string, ParamDecl> = structuredClone(fixed);
   for (const [name, decl] of Object.entries(declared)) {
     const at = src.at(name);
-    const canonical =
-      fixed[name] ?? at.fail(`${kind} views have exactly the parameters ${Object.keys(fixed).join(", ")}`);
+    const canonical = Object.hasOwn(fixed, name)
+      ? (fixed[name] as ParamDecl)
+      : at.fail(`${kind} views have exactly the parameters ${Object.keys(fixed).join(", ")}`);
     const target = out[name] as ParamDecl;
     for (const key of new Set(["required", ...Object.keys(at.value as object)])) {
       const value = decl[key as keyof ParamDecl];
@@ -136,7 +138,9 @@ export function parseView(src: Def): ViewDef {
   const view: ViewDef = {
     name: src
       .at("name")
-      .string({ pattern: VIEW_NAME, patternHint: "a name of letters, digits, _ and - (at most 64)" }),
+      // Manifests, artifacts and MCP tools reference views as name@version (VERSIONED_REF), so a
+      // view name follows the same lowercase rule as every other definition name.
+      .string({ pattern: NAME, patternHint: NAME_HINT }),
     version: src.at("version").integer({ min: 1 }),
     active: src.at("active").maybe()?.boolean() ?? false,
     kind,
@@ -155,13 +159,8 @@ export function parseView(src: Def): ViewDef {
     view.query = structuredClone(query.value as Record<string, unknown>);
     const capabilities = src.at("required_capabilities").maybe();
     if (capabilities) {
+      capabilities.strings();
       view.required_capabilities = capabilities.list().map((item) => item.oneOf(CAPABILITIES));
-      const seen = new Set<string>();
-      capabilities.list().forEach((item, i) => {
-        const value = view.required_capabilities[i] as string;
-        if (seen.has(value)) item.fail(`duplicate entry "${value}"`, "definition_duplicate");
-        seen.add(value);
-      });
     }
     if (src.at("graph").present) src.at("graph").fail("only graph and graph_orphans views take a graph");
   } else {
@@ -191,14 +190,19 @@ function text(value: unknown): string {
  * string becomes the value's text (lists joined by ","; an absent argument becomes "").
  */
 export function fillTemplate(template: unknown, args: Record<string, unknown>): unknown {
+  // Own keys only: a placeholder named like an Object member (constructor) is an absent argument.
+  const arg = (name: string): unknown => (Object.hasOwn(args, name) ? args[name] : undefined);
   const fill = (value: unknown): unknown => {
     if (typeof value === "string") {
       const whole = WHOLE.exec(value);
       if (whole) {
-        const arg = args[whole[1] as string];
-        return arg === undefined ? REMOVE : structuredClone(arg);
+        const found = arg(whole[1] as string);
+        return found === undefined ? REMOVE : structuredClone(found);
       }
-      return value.replace(ANY, (_, name: string) => (args[name] === undefined ? "" : text(args[name])));
+      return value.replace(ANY, (_, name: string) => {
+        const found = arg(name);
+        return found === undefined ? "" : text(found);
+      });
     }
     if (Array.isArray(value)) {
       const items = value.map(fill).filter((item) => item !== REMOVE);
@@ -237,17 +241,6 @@ function checkPlaceholders(value: unknown, at: Def, params: Record<string, Param
   }
 }
 
-/** Refuses a collection name with no listed version: package_not_closed or definition_unresolved. */
-function missingCollection(index: CatalogIndex, name: string, at: Def): never {
-  const defined = [...index.defined.collections].find((id) => id.startsWith(`${name}@`));
-  return missingReference(index, "collections", defined ?? name, at);
-}
-
-function listed(index: CatalogIndex, name: string): boolean {
-  for (const { def } of index.collections.values()) if (def.name === name) return true;
-  return false;
-}
-
 /** Resolves the collections and pinned versions a rendered query names, by catalog reference rules. */
 function checkQueryCollections(filled: unknown, at: Def, index: CatalogIndex): void {
   const scopes: [unknown, Def][] = [];
@@ -264,13 +257,13 @@ function checkQueryCollections(filled: unknown, at: Def, index: CatalogIndex): v
     const { collections, collection_versions: pinned } = scope as Record<string, unknown>;
     if (Array.isArray(collections)) {
       collections.forEach((name, i) => {
-        if (typeof name === "string" && !listed(index, name))
-          missingCollection(index, name, scopeAt.at("collections").at(i));
+        if (typeof name === "string") resolveCollectionName(index, name, scopeAt.at("collections").at(i));
       });
     }
     if (pinned && typeof pinned === "object" && !Array.isArray(pinned)) {
       for (const [name, versions] of Object.entries(pinned)) {
-        if (!Array.isArray(versions) || !listed(index, name)) continue;
+        // Names outside scope.collections are refused by the search validation below.
+        if (!Array.isArray(versions) || !Array.isArray(collections) || !collections.includes(name)) continue;
         versions.forEach((version, j) => {
           if (typeof version !== "number") return;
           const id = ref(name, version);
@@ -299,8 +292,7 @@ function sampleSearch(view: ViewDef, index: CatalogIndex): SearchSpec {
 function linkGraph(view: ViewDef, src: Def, index: CatalogIndex): void {
   const graph = view.graph as GraphMapping;
   const at = src.at("graph");
-  const edges = [...index.collections.values()].filter((e) => e.def.name === graph.edges);
-  if (edges.length === 0) missingCollection(index, graph.edges, at.at("edges"));
+  const edges = resolveCollectionName(index, graph.edges, at.at("edges"));
   for (const role of ["subject", "object", "predicate"] as const) {
     for (const { def } of edges) {
       const field = Object.hasOwn(def.fields, graph[role]) ? def.fields[graph[role]] : undefined;
@@ -311,8 +303,7 @@ function linkGraph(view: ViewDef, src: Def, index: CatalogIndex): void {
       }
     }
   }
-  if (graph.nodes !== undefined && !listed(index, graph.nodes))
-    missingCollection(index, graph.nodes, at.at("nodes"));
+  if (graph.nodes !== undefined) resolveCollectionName(index, graph.nodes, at.at("nodes"));
 }
 
 /** The load checks of a view against the selected catalog (spec: "Search and views"). */
@@ -323,11 +314,10 @@ export function linkView(view: ViewDef, src: Def, index: CatalogIndex): void {
   }
   const queryAt = src.at("query");
   checkPlaceholders(view.query, queryAt, view.parameters);
-  const filled = fillTemplate(view.query, sampleArguments(view.parameters));
-  checkQueryCollections(filled, queryAt, index);
+  checkQueryCollections(fillTemplate(view.query, sampleArguments(view.parameters)), queryAt, index);
   let spec: SearchSpec;
   try {
-    spec = validateSearchSpec(filled, index, { maxQueryChars: Number.MAX_SAFE_INTEGER });
+    spec = sampleSearch(view, index);
   } catch (error) {
     const first =
       error instanceof AppError ? (error.extra.errors as FieldError[] | undefined)?.[0] : undefined;

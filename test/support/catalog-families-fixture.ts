@@ -216,7 +216,7 @@ export function makeIndex(
     ...parseParameters(
       new Def("views/recent.yaml", ["views", 0, "parameters"], {
         customer: { type: "string", required: true },
-        limit: { type: "integer", default: 10 },
+        limit: { type: "integer", default: 10, minimum: 1, maximum: 50 },
       }),
     ),
   });

@@ -192,6 +192,12 @@ describe("artifacts: parse", () => {
       "definition_unresolved",
       "artifacts.0.learning.block",
     );
+    // An Object member name is no block either.
+    expectDefinitionError(
+      () => parse(live((a) => (a.learning = { block: "constructor" }))),
+      "definition_unresolved",
+      "artifacts.0.learning.block",
+    );
     expectDefinitionError(
       () => parse(live((a) => (a.learning = { block: "recent" }))),
       "definition_invalid",
@@ -273,6 +279,54 @@ describe("artifacts: link", () => {
       () => link(live((a) => delete a.blocks.recent.args.customer)),
       "definition_invalid",
       "artifacts.0.blocks.recent.args",
+    );
+  });
+
+  it("checks a literal view argument against every constraint, not only its type", () => {
+    expectDefinitionError(
+      () => link(live((a) => (a.blocks.recent.args.limit = 500))),
+      "definition_invalid",
+      "artifacts.0.blocks.recent.args.limit",
+    );
+    expect(() => link(live((a) => (a.blocks.recent.args.limit = 50)))).not.toThrow();
+  });
+
+  it("checks a whole-value placeholder's parameter type against the view parameter", () => {
+    const withParam = (decl: Value) =>
+      live((a) => {
+        a.parameters.n = decl;
+        a.blocks.recent.args.limit = "{{ n }}";
+      });
+    expectDefinitionError(
+      () => link(withParam({ type: "string", default: "5" })),
+      "definition_invalid",
+      "artifacts.0.blocks.recent.args.limit",
+    );
+    expect(() => link(withParam({ type: "integer", default: 5 }))).not.toThrow();
+  });
+
+  it("refuses an argument named __proto__ instead of dropping it", () => {
+    const args = JSON.parse('{"customer": "{{customer}}", "__proto__": 5}');
+    expectDefinitionError(
+      () => link(live((a) => (a.blocks.recent.args = args))),
+      "definition_invalid",
+      "artifacts.0.blocks.recent.args.__proto__",
+    );
+  });
+
+  it("refuses text with placeholders for a view parameter that is not a string", () => {
+    expectDefinitionError(
+      () => link(live((a) => (a.blocks.recent.args.limit = "{{customer}}0"))),
+      "definition_invalid",
+      "artifacts.0.blocks.recent.args.limit",
+    );
+  });
+
+  it("refuses an optional artifact parameter without default for a required view parameter", () => {
+    expectDefinitionError(
+      () => link(live((a) => (a.parameters.customer = { type: "string" }))),
+      "definition_invalid",
+      "artifacts.0.blocks.recent.args.customer",
     );
   });
 

@@ -191,6 +191,14 @@ describe("processors: link", () => {
     );
   });
 
+  it("refuses an Object member name as an unknown alias, not as an alias of the wrong kind", () => {
+    expectDefinitionError(
+      () => link({ ...embeddingProcessor(), model: "constructor" }),
+      "definition_unresolved",
+      "processors.0.model",
+    );
+  });
+
   it("refuses an embedding alias on a score processor", () => {
     expectDefinitionError(
       () => link({ ...scoreProcessor(), model: "embed" }),

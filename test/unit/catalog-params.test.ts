@@ -15,6 +15,11 @@ const parse = (value: unknown) => parseParameters(new Def("views/x.yaml", ["view
 const refuse = (value: unknown) => definitionError(() => parse(value));
 
 describe("parseParameters", () => {
+  it("refuses the parameter name __proto__ instead of silently dropping it", () => {
+    const value = JSON.parse('{"__proto__": {"type": "string", "required": true}}');
+    expect(refuse(value).extra.path).toBe("views.0.parameters.__proto__");
+  });
+
   it("parses every field of the parameter model", () => {
     const params = parse({
       who: { type: "string", required: true, description: "entity", min_length: 1, max_length: 64 },
@@ -240,6 +245,12 @@ describe("validateArguments", () => {
 
   it("refuses a body that is not an object", () => {
     expect(requestError(() => validateArguments(params, [1])).error.code).toBe("request_schema");
+  });
+
+  it("treats an omitted parameter named like an Object member as absent", () => {
+    const members = parse({ constructor: { type: "string" }, toString: { type: "string", default: "d" } });
+    expect(validateArguments(members, {})).toEqual({ toString: "d" });
+    expect(validateArguments(members, { constructor: "c" })).toEqual({ constructor: "c", toString: "d" });
   });
 
   it("accepts an absent body when nothing is required", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type SearchSpec, searchParts, validateSearchSpec } from "../../src/catalog/search-spec.js";
-import { buildIndex, requestError } from "../support/catalog-index-fixture.js";
+import { buildIndex, collection, requestError } from "../support/catalog-index-fixture.js";
 
 const index = buildIndex();
 const limits = { maxQueryChars: 100 };
@@ -37,6 +37,11 @@ describe("a single search", () => {
     expect(spec.fence).toBeUndefined();
   });
 
+  it("accepts empty include, fields and annotations (up to 16: none is allowed)", () => {
+    const spec = valid({ q: "hello", mode: "hybrid", include: [], fields: [], annotations: [] });
+    expect(spec).toMatchObject({ include: [], fields: [], annotations: [] });
+  });
+
   it("computes the candidates default from k", () => {
     expect(searchParts(valid({ q: "x", mode: "text", k: 5 }))[0]?.params.candidates).toBe(100);
     expect(searchParts(valid({ q: "x", mode: "text", k: 100 }))[0]?.params.candidates).toBe(1000);
@@ -52,6 +57,18 @@ describe("a single search", () => {
       "notes@1",
       "notes@2",
       "pages@1",
+    ]);
+  });
+
+  it("resolves a collection named like an Object member when other collections are pinned", () => {
+    const withMember = buildIndex(({ collections }) => {
+      collections.push(collection("constructor", 1));
+    });
+    const scope = { collections: ["constructor", "notes"], collection_versions: { notes: [2] } };
+    const spec = validateSearchSpec({ mode: "recent", scope }, withMember, limits);
+    expect(searchParts(spec)[0]?.targets).toEqual([
+      { name: "constructor", version: 1 },
+      { name: "notes", version: 2 },
     ]);
   });
 

@@ -58,6 +58,15 @@ describe("parseView", () => {
     );
   });
 
+  it("names views like every other definition, so that name@version references can reach them", () => {
+    for (const name of ["Recent", "recent-notes", "9lives"]) {
+      expect(definitionError(() => parseView(src({ name, version: 1, query: {} }))).extra.path).toBe(
+        "views.0.name",
+      );
+    }
+    expect(parseView(src({ name: "recent_notes2", version: 1, query: {} })).name).toBe("recent_notes2");
+  });
+
   it("refuses unknown fields", () => {
     const error = definitionError(() =>
       parseView(src({ name: "v", version: 1, query: {}, engine_query: {} })),
@@ -163,6 +172,14 @@ describe("graph views", () => {
     expect(error.extra.path).toBe("views.0.parameters.hops");
   });
 
+  it("refuse an Object member name as another parameter", () => {
+    const error = definitionError(() =>
+      parseView(src({ ...graph, parameters: { constructor: { type: "string" } } })),
+    );
+    expect(error.extra.path).toBe("views.0.parameters.constructor");
+    expect(error.message).toContain("exactly the parameters");
+  });
+
   it("refuse changed types, bounds and defaults", () => {
     const at = (parameters: unknown) =>
       definitionError(() => parseView(src({ ...graph, parameters }))).extra.path;
@@ -253,6 +270,10 @@ describe("fillTemplate", () => {
       include: [],
       x: {},
     });
+  });
+
+  it("treats a placeholder named like an Object member as an absent argument", () => {
+    expect(fillTemplate({ x: "{{constructor}}", y: "a{{toString}}b" }, {})).toEqual({ y: "ab" });
   });
 
   it("does not change the template", () => {
@@ -364,6 +385,18 @@ describe("viewSearch", () => {
     expect(requestError(() => viewSearch(view, { who: 1 }, index, { maxQueryChars: 8192 })).paths).toEqual([
       "who",
     ]);
+  });
+
+  it("leaves out an omitted optional parameter named like an Object member", () => {
+    const members = load(
+      searchView({
+        parameters: { who: { type: "string", required: true }, constructor: { type: "string" } },
+        query: { mode: "recent", scope: { collections: ["notes"], types: ["{{constructor}}"] } },
+      }),
+    );
+    const { parameters, spec } = viewSearch(members, { who: "ann" }, index, { maxQueryChars: 8192 });
+    expect(parameters).toEqual({ who: "ann" });
+    expect(spec.scope?.types).toBeUndefined();
   });
 
   it("validates the finished request a second time", () => {
