@@ -261,6 +261,8 @@ function link(index: CatalogIndex): void {
   if (index.mcp) linkMcpInterface(index.mcp.def, index.mcp.src, index);
   checkSingleActive(index.collections, "collection");
   checkSingleActive(index.views, "view");
+  // Artifacts are addressed by name alone (POST /artifacts/{name}/render), like views.
+  checkSingleActive(index.artifacts, "artifact");
   index.manifest.def.retentions.forEach((policy, i) => {
     const collection = index.collections.get(policy.collection);
     if (collection && collection.def.mode === "event") {

@@ -1,7 +1,7 @@
-import { Cron } from "croner";
 import semver from "semver";
 import type { Def } from "./def.js";
 import { NAME, NAME_HINT, VERSIONED_REF, VERSIONED_REF_HINT } from "./names.js";
+import { parseCron } from "./triggers.js";
 import type { PackageManifest, RetentionPolicy } from "./types.js";
 
 // Spec (Package manifest): lowercase, up to 64 characters.
@@ -35,18 +35,11 @@ function parseRetention(src: Def, collections: string[]): RetentionPolicy {
   if (!collections.includes(collection)) {
     src.at("collection").fail(`collection ${collection} is not listed in this package`, "package_not_closed");
   }
-  const cron = src.at("cron").string();
-  try {
-    // UTC cron expression; croner accepts 5 or 6 fields.
-    new Cron(cron, { timezone: "UTC", paused: true }).stop();
-  } catch (error) {
-    src.at("cron").fail(`not a valid cron expression: ${(error as Error).message}`);
-  }
   return {
     name: src.at("name").string({ pattern: NAME, patternHint: NAME_HINT }),
     collection,
     after_days: src.at("after_days").integer({ min: 1, max: 3650 }),
-    cron,
+    cron: parseCron(src.at("cron")),
     max_pages: src.at("max_pages").maybe()?.integer({ min: 1, max: 100 }) ?? 25,
   };
 }

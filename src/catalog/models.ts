@@ -44,11 +44,13 @@ function parseProvider(src: Def): ProviderDef {
 }
 
 function parseAlias(src: Def, providers: Record<string, ProviderDef>): ModelAlias | EmbeddingAlias {
-  const isEmbedding = src.value !== null && typeof src.value === "object" && "dimensions" in src.value;
+  // An alias without targets is an embedding alias; its own fields are then all required.
+  const isEmbedding = src.value !== null && typeof src.value === "object" && !("targets" in src.value);
   if (isEmbedding) {
     src.fields(["provider", "model", "dimensions", "space"], ["provider", "model", "dimensions", "space"]);
     const provider = src.at("provider").string();
-    if (!providers[provider]) src.at("provider").fail(`no provider "${provider}"`, "definition_unresolved");
+    if (!Object.hasOwn(providers, provider))
+      src.at("provider").fail(`no provider "${provider}"`, "definition_unresolved");
     return {
       kind: "embedding",
       provider,
@@ -99,7 +101,7 @@ export function parseModels(src: Def): ModelsConf {
     const at = defaultsSrc?.at(use).maybe();
     if (!at) continue;
     const name = at.string();
-    const alias = aliases[name];
+    const alias = Object.hasOwn(aliases, name) ? aliases[name] : undefined;
     if (!alias) return at.fail(`no alias "${name}"`, "definition_unresolved");
     if (alias.kind !== "model") at.fail(`alias "${name}" is an embedding alias; ${use} needs a model alias`);
     defaults[use] = name;

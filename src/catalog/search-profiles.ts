@@ -1,6 +1,7 @@
 import type { Def } from "./def.js";
 import type { CatalogIndex } from "./index-types.js";
 import { NAME, NAME_HINT } from "./names.js";
+import { checkAlias } from "./processors.js";
 import type { SearchProfileDef } from "./types.js";
 
 const TEXT_CONFIG = /^[a-z_][a-z0-9_]*$/;
@@ -15,7 +16,7 @@ export function parseSearchProfile(src: Def): SearchProfileDef {
         .at("engine")
         .maybe()
         ?.oneOf(["postgres"] as const) ?? "postgres",
-    embedding: src.at("embedding").maybe()?.string() ?? null,
+    embedding: src.at("embedding").maybe()?.string({ pattern: NAME, patternHint: NAME_HINT }) ?? null,
     text_config:
       src
         .at("text_config")
@@ -25,10 +26,5 @@ export function parseSearchProfile(src: Def): SearchProfileDef {
 }
 
 export function linkSearchProfile(def: SearchProfileDef, src: Def, index: CatalogIndex): void {
-  if (def.embedding === null) return;
-  const alias = index.models.def.aliases[def.embedding];
-  if (!alias)
-    src.at("embedding").fail(`no alias "${def.embedding}" in conf/models.yaml`, "definition_unresolved");
-  else if (alias.kind !== "embedding")
-    src.at("embedding").fail(`alias "${def.embedding}" is not an embedding alias`);
+  if (def.embedding !== null) checkAlias(index, def.embedding, "embedding", src.at("embedding"));
 }

@@ -72,7 +72,8 @@ const BY_ON: Record<TriggerOn, { allowed: string[]; required: string[] }> = {
 };
 const RULE_KEYS = ["accumulator", "collections", "cooldown_s", "cron"];
 
-function parseCron(src: Def): string {
+/** A UTC cron expression (5 or 6 fields), checked with croner. */
+export function parseCron(src: Def): string {
   const text = src.string();
   try {
     new Cron(text, { timezone: "UTC", paused: true }).stop();

@@ -238,6 +238,18 @@ describe("conf/models.yaml", () => {
       "definition_invalid",
     ],
     ["an unknown top-level key", `${MODELS_YAML}extra: 1\n`, "extra", "definition_invalid"],
+    [
+      "a built-in member as provider",
+      MODELS_YAML.replace("provider: local", "provider: constructor"),
+      "aliases.embed.provider",
+      "definition_unresolved",
+    ],
+    [
+      "an embedding alias without dimensions",
+      MODELS_YAML.replace("    dimensions: 64\n", ""),
+      "aliases.embed.dimensions",
+      "definition_invalid",
+    ],
   ])("refuse %s", (_name, yaml, path, code) => {
     expect(refusal(minimalFiles({ "conf/models.yaml": yaml }))).toMatchObject({
       code,
