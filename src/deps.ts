@@ -1,10 +1,40 @@
 // Wiring shared by the composition roots (main.ts, the HTTP app): how domain modules that
 // must not import each other are connected.
-import type { CatalogDeps } from "./catalog/index.js";
+import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
+import { createModels, loadFakeScript, type Models } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
 import { storedContracts } from "./records/contracts.js";
+import { enrichHandler } from "./records/enrich.js";
+import { ENRICH_JOB } from "./records/index.js";
+import type { JobHandler } from "./worker/runner.js";
 
 export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows">): CatalogDeps {
   return { db, stored: storedContracts, verifyMaxRows: config.additiveVerifyMaxRows };
+}
+
+/** Models per installed catalog, built once per install. */
+export function modelsResolver(fakeScript: Record<string, unknown>): (catalog: InstalledCatalog) => Models {
+  const cache = new WeakMap<InstalledCatalog, Models>();
+  return (catalog) => {
+    let models = cache.get(catalog);
+    if (!models) {
+      models = createModels(catalog.index.models.def, { env: process.env, fakeScript });
+      cache.set(catalog, models);
+    }
+    return models;
+  };
+}
+
+/** Every job kind the worker runs, with its handler. */
+export async function workerHandlers(config: Config): Promise<Record<string, JobHandler>> {
+  const script = config.fakeModelScript ? await loadFakeScript(config.fakeModelScript) : {};
+  const models = modelsResolver(script);
+  return {
+    [ENRICH_JOB]: enrichHandler({
+      models,
+      llmBatch: config.enrichLlmBatch,
+      embedBatch: config.enrichEmbedBatch,
+    }),
+  };
 }

@@ -3,11 +3,12 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
-import { catalogDeps } from "./deps.js";
+import { catalogDeps, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/app.js";
 import { type Db, migrate, openDatabase } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
 import { VERSION } from "./version.js";
+import { Worker } from "./worker/runner.js";
 import {
   countWorkspaces,
   createWorkspace,
@@ -63,7 +64,7 @@ export interface Server {
   app: FastifyInstance;
   db: Db;
   url: string;
-  /** Stops accepting, finishes in-flight requests, then closes the database. */
+  /** Stops accepting, finishes in-flight requests, stops the worker, then closes the database. */
   close(): Promise<void>;
 }
 
@@ -71,6 +72,20 @@ export interface ServeOptions {
   config: Config;
   log: Logger;
   demo: DemoMode;
+  /** Run the background worker in this process (engram serve without --no-worker). */
+  worker: boolean;
+}
+
+/** Starts a worker running every job kind on the database. */
+export async function startWorker(db: Db, config: Config, log: Logger): Promise<Worker> {
+  const worker = new Worker({
+    db,
+    log,
+    handlers: await workerHandlers(config),
+    leaseSeconds: config.workerLeaseSeconds,
+  });
+  await worker.start();
+  return worker;
 }
 
 export async function startServer(options: ServeOptions): Promise<Server> {
@@ -86,6 +101,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
     }
     const app = await buildApp({ config, db, version: VERSION });
     const url = await app.listen({ port: config.port, host: config.host });
+    const worker = options.worker ? await startWorker(db, config, log) : undefined;
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -94,6 +110,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
       close: () => {
         closing ??= (async () => {
           await app.close();
+          await worker?.stop();
           await db.close();
         })();
         return closing;

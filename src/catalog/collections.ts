@@ -104,3 +104,13 @@ export function contractOf(def: CollectionDef) {
 export function contractHash(def: CollectionDef): string {
   return hashJson(contractOf(def));
 }
+
+/** The value a declared field's dotted path reads from record content (undefined when absent). */
+export function fieldValue(content: Record<string, unknown>, path: string): unknown {
+  let value: unknown = content;
+  for (const part of path.split(".")) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}

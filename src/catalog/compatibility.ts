@@ -6,6 +6,7 @@
 //   reinterpreting  anything else: refused with 409 catalog_incompatible
 import type { Queryable } from "../platform/db/index.js";
 import { compileSchema } from "../platform/schema.js";
+import { fieldValue } from "./collections.js";
 import type { LoadedCatalog } from "./load.js";
 import { typeProblem } from "./params.js";
 import type { CollectionDef } from "./types.js";
@@ -54,15 +55,6 @@ export interface Assessment {
 
 const RANK: Record<Verdict, number> = { invisible: 0, additive: 1, reinterpreting: 2 };
 
-function valueAt(content: Record<string, unknown>, path: string): unknown {
-  let value: unknown = content;
-  for (const part of path.split(".")) {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-}
-
 /** Structural changes that reinterpret stored content whatever it holds. */
 function structuralProblem(before: CollectionDef, after: CollectionDef): string | undefined {
   if (before.mode !== after.mode) return `mode changes from ${before.mode} to ${after.mode}`;
@@ -91,7 +83,7 @@ async function verify(
   for (const content of await stored.contents(tx, workspaceId, group, maxRows)) {
     if (!validate(content)) return "stored records do not satisfy the new schema";
     for (const [name, field] of Object.entries(after.fields)) {
-      const value = valueAt(content, field.path);
+      const value = fieldValue(content, field.path);
       if (value !== undefined && value !== null && typeProblem(field.type, value)) {
         return `stored values at "${field.path}" do not fit declared field "${name}" (${field.type})`;
       }

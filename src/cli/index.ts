@@ -4,6 +4,7 @@ import { catalogCommand } from "./catalog.js";
 import { migrateCommand } from "./migrate.js";
 import { runCommand } from "./run.js";
 import { serveCommand } from "./serve.js";
+import { workerCommand } from "./worker.js";
 import { workspaceCommand } from "./workspace.js";
 
 const program = new Command("engram")
@@ -12,6 +13,7 @@ const program = new Command("engram")
   .showHelpAfterError();
 
 program.addCommand(serveCommand());
+program.addCommand(workerCommand());
 program.addCommand(migrateCommand());
 program.addCommand(workspaceCommand());
 program.addCommand(catalogCommand());

@@ -22,7 +22,7 @@ export function serveCommand(): Command {
       if (options.port !== undefined) config.port = options.port;
       if (options.host !== undefined) config.host = options.host;
       const demo: DemoMode = options.demo === undefined ? "auto" : options.demo ? "on" : "off";
-      const server = await startServer({ config, log, demo });
+      const server = await startServer({ config, log, demo, worker: options.worker });
       log.info(
         { url: server.url, storage: server.db.kind, worker: options.worker },
         `engram listening on ${server.url}`,

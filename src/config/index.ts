@@ -23,6 +23,10 @@ export interface Config {
   maxFeedbackCommentChars: number;
   maxFeedbackEvidenceChars: number;
   testDatabase: boolean;
+  /** A YAML map of task id (or sha256:<prompt hash>) to output for the fake model provider. */
+  fakeModelScript: string | undefined;
+  /** How long a stalled worker keeps a job before another worker takes it over. */
+  workerLeaseSeconds: number;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -151,5 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxFeedbackCommentChars: int(env, "MAX_FEEDBACK_COMMENT_CHARS", 4000, 1),
     maxFeedbackEvidenceChars: int(env, "MAX_FEEDBACK_EVIDENCE_CHARS", 16_000, 1),
     testDatabase: bool(env, "TEST_DATABASE", false),
+    fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT"),
+    workerLeaseSeconds: int(env, "WORKER_LEASE_SECONDS", 60, 1, 3600),
   };
 }

@@ -12,6 +12,7 @@ import { handleError, sendProblem } from "./problem.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
+import { jobRoutes } from "./routes/jobs.js";
 import { recordRoutes } from "./routes/records.js";
 import { problemSchema } from "./schemas.js";
 
@@ -80,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   catalogRoutes(app, catalogDeps(deps.db, deps.config));
   discoveryRoutes(app, deps.db);
   recordRoutes(app, deps.db, deps.config);
+  jobRoutes(app, deps.db);
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

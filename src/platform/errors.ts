@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   cursor_scope: 409,
   cursor_regression: 409,
   workspace_exists: 409,
+  job_not_retryable: 409,
   artifact_use_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

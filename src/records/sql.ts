@@ -15,15 +15,16 @@ export const FIND_PARENTS = "SELECT id, depth FROM records WHERE workspace_id = 
 export const INSERT_RECORDS = `
   INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
     key, status, ready, tombstone, text, content, scores, annotations, derived_from, depth, dedupe_key,
-    payload_hash, occurred_at)
+    payload_hash, occurred_at, search_text)
   SELECT $1, r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.entity, r.type,
     r.key, r.status, r.ready, r.tombstone, r.text, r.content, r.scores, r.annotations,
     ARRAY(SELECT jsonb_array_elements_text(r.derived_from)::uuid), r.depth, r.dedupe_key,
-    r.payload_hash, COALESCE(r.occurred_at, now())
+    r.payload_hash, COALESCE(r.occurred_at, now()),
+    CASE WHEN r.ready THEN to_tsvector(r.config::regconfig, r.document) END
   FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, seq bigint, collection text, collection_version integer,
     collection_hash text, entity text, type text, key text, status text, ready boolean, tombstone boolean,
     text text, content jsonb, scores jsonb, annotations jsonb, derived_from jsonb, depth integer,
-    dedupe_key text, payload_hash text, occurred_at timestamptz)`;
+    dedupe_key text, payload_hash text, occurred_at timestamptz, config text, document text)`;
 
 /** Moves each slot's head forward; an older seq never replaces a newer head. */
 export const UPSERT_HEADS = `
@@ -107,3 +108,31 @@ export const CONTRACT_CONTENTS = `
 export const MOVE_CONTRACT = `
   UPDATE records SET collection_hash = $5
   WHERE workspace_id = $1 AND collection = $2 AND collection_version = $3 AND collection_hash = $4`;
+
+/** Unready rows of an enrichment job, with the embedding spaces they already have. */
+export const PENDING_ENRICHMENT = `
+  SELECT r.id, r.collection, r.collection_version, r.text, r.content, r.scores, r.annotations,
+    COALESCE((SELECT array_agg(e.space) FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id), '{}') AS spaces
+  FROM records r
+  WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[]) AND NOT r.ready
+  ORDER BY r.seq`;
+
+const EMBEDDING_ROWS = "FROM jsonb_to_recordset($2::jsonb) AS e(record_id uuid, space text, embedding jsonb)";
+
+export const INSERT_EMBEDDINGS_VECTOR = `
+  INSERT INTO embeddings (workspace_id, record_id, space, embedding)
+  SELECT $1, e.record_id, e.space, e.embedding::text::vector ${EMBEDDING_ROWS}`;
+
+export const INSERT_EMBEDDINGS_REAL = `
+  INSERT INTO embeddings (workspace_id, record_id, space, embedding)
+  SELECT $1, e.record_id, e.space, ARRAY(SELECT jsonb_array_elements_text(e.embedding)::real) ${EMBEDDING_ROWS}`;
+
+/** Merges processor results; a complete row becomes ready with its full-text vector. */
+export const APPLY_ENRICHMENT = `
+  UPDATE records SET
+    scores = records.scores || u.scores,
+    annotations = records.annotations || u.annotations,
+    ready = u.ready,
+    search_text = CASE WHEN u.ready THEN to_tsvector(u.config::regconfig, u.document) ELSE records.search_text END
+  FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)
+  WHERE records.workspace_id = $1 AND records.id = u.id AND NOT records.ready`;

@@ -6,6 +6,7 @@ import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { enqueue } from "../worker/queue.js";
 import type { Workspace } from "../workspaces/index.js";
+import { searchDocument, textConfig } from "./projection.js";
 import * as sql from "./sql.js";
 import { type ValidRow, validateRows } from "./validate.js";
 
@@ -120,6 +121,9 @@ export async function writeRecords(
       dedupe_key: row.dedupeKey,
       payload_hash: row.payloadHash,
       occurred_at: row.occurredAt,
+      // Rows with nothing to enrich are searchable at once.
+      config: textConfig(catalog, row.collection),
+      document: searchDocument(row.text, row.content, row.collection),
     }));
     if (inserts.length > 0) {
       await tx.query(sql.INSERT_RECORDS, [workspace.id, JSON.stringify(inserts)]);

@@ -49,6 +49,12 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
         await tx.query(WORKSPACE_LOCK_SQL, [workspaceId]);
         return fn(wrap(tx));
       }),
+    async listen(channel, onNotify) {
+      const unlisten = await pglite.listen(channel, () => onNotify());
+      return async () => {
+        if (!pglite.closed) await unlisten();
+      };
+    },
     async close() {
       if (!pglite.closed) await pglite.close();
     },

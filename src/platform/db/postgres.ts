@@ -73,6 +73,17 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     exec: root.exec,
     transaction: (fn) => transaction(fn),
     withWorkspaceLock: (workspaceId, fn) => transaction(fn, workspaceId),
+    // A dedicated connection: LISTEN belongs to a session, and pooled clients are shared.
+    async listen(channel, onNotify) {
+      const client = new pg.Client({ connectionString: options.connectionString, types });
+      client.on("error", (error) => options.onIdleError?.(error));
+      client.on("notification", () => onNotify());
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => undefined);
+      };
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -21,6 +21,8 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** A transaction that holds the workspace's advisory lock until it ends. */
   withWorkspaceLock<T>(workspaceId: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Calls onNotify for each NOTIFY on the channel until the returned function is called. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,20 @@
+import { Command } from "commander";
+import { openMigratedDatabase, startWorker } from "../main.js";
+import { commandContext, shutdownSignal } from "./run.js";
+
+export function workerCommand(): Command {
+  return new Command("worker")
+    .description("run the background worker alone (run several against one PostgreSQL server to scale out)")
+    .action(async () => {
+      const { config, log } = commandContext();
+      const db = await openMigratedDatabase(config, log);
+      try {
+        const worker = await startWorker(db, config, log);
+        log.info({ owner: worker.owner, storage: db.kind }, "engram worker started");
+        await shutdownSignal(log);
+        await worker.stop();
+      } finally {
+        await db.close();
+      }
+    });
+}

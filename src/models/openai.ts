@@ -1,0 +1,217 @@
+// The `openai` adapter: any OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, LM Studio,
+// llama.cpp server) through the official `openai` package.
+//
+// Failure rule: anything that prevents a reply (connection, timeout, any HTTP error status,
+// a missing api key variable) is a ModelTransportError; a reply that cannot be used is a
+// ModelOutputError. The provider's json_capability is used as configured: a provider error
+// never makes us retry with a weaker response_format (spec: no automatic downgrade).
+import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import type { ProviderDef } from "../catalog/types.js";
+import { ModelOutputError, ModelTransportError } from "./errors.js";
+import { estimateTokens, firstJsonObject, inputText, parseScoreReply } from "./parse.js";
+import type { Adapter, Call, JsonInput, JsonResult, ScoreInput } from "./types.js";
+
+/** The package's own default endpoint, named here so that OPENAI_BASE_URL is never read implicitly. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+/** A placeholder key for local servers (Ollama, llama.cpp) that need none but an SDK that wants one. */
+const UNUSED_KEY = "unused";
+
+export interface OpenAIAdapterOptions {
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+type ChatBody = ChatCompletionCreateParamsNonStreaming;
+
+/** A json_schema response_format name: ^[a-zA-Z0-9_-]{1,64}$. */
+function schemaName(task: string): string {
+  return task.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "output";
+}
+
+export class OpenAIAdapter implements Adapter {
+  private client: OpenAI | null = null;
+
+  constructor(
+    private readonly providerName: string,
+    private readonly provider: ProviderDef,
+    private readonly options: OpenAIAdapterOptions,
+  ) {}
+
+  private clientFor(call: Call): OpenAI {
+    if (this.client) return this.client;
+    let apiKey = UNUSED_KEY;
+    const keyEnv = this.provider.api_key_env;
+    if (keyEnv !== null) {
+      const value = this.options.env[keyEnv];
+      if (!value) {
+        throw new ModelTransportError(
+          call.context,
+          `provider ${this.providerName}: environment variable ${keyEnv} (api_key_env) is not set`,
+        );
+      }
+      apiKey = value;
+    }
+    this.client = new OpenAI({
+      apiKey,
+      baseURL: this.provider.base_url ?? OPENAI_DEFAULT_BASE_URL,
+      // Explicit nulls so OPENAI_ORG_ID / OPENAI_PROJECT_ID in the environment are not sent.
+      organization: null,
+      project: null,
+      timeout: this.options.timeoutMs,
+      maxRetries: this.options.maxRetries,
+    });
+    return this.client;
+  }
+
+  /** Runs one request; SDK errors become transport errors, anything else an output error. */
+  private async send<T>(call: Call, request: (client: OpenAI) => Promise<T>): Promise<T> {
+    const client = this.clientFor(call);
+    try {
+      return await request(client);
+    } catch (error) {
+      if (error instanceof APIConnectionTimeoutError) {
+        throw new ModelTransportError(call.context, `timed out after ${this.options.timeoutMs} ms`, {
+          cause: error,
+        });
+      }
+      if (error instanceof APIError) {
+        throw new ModelTransportError(call.context, error.message, { cause: error, status: error.status });
+      }
+      // The SDK parses a JSON content type itself: a broken body surfaces here as a SyntaxError.
+      throw new ModelOutputError(call.context, `malformed reply: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  async embed(call: Call & { dimensions: number }, texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    // `dimensions` only for models that can shorten their vectors (OpenAI text-embedding-3-*);
+    // other servers reject or ignore it. The router checks the dimensions that came back.
+    const shortens = /^text-embedding-3/.test(call.model);
+    const reply = await this.send(call, (client) =>
+      client.embeddings.create({
+        model: call.model,
+        input: texts,
+        // Floats, not the SDK's base64 default: not every compatible server speaks base64.
+        encoding_format: "float",
+        ...(shortens ? { dimensions: call.dimensions } : {}),
+      }),
+    );
+    const data = (reply as { data?: unknown } | null)?.data;
+    if (!Array.isArray(data) || data.length !== texts.length) {
+      throw new ModelOutputError(call.context, `expected ${texts.length} embeddings in the reply`);
+    }
+    const vectors: number[][] = new Array(texts.length);
+    data.forEach((item: { index?: unknown; embedding?: unknown }, position) => {
+      const index = typeof item?.index === "number" ? item.index : position;
+      if (!Array.isArray(item?.embedding) || index < 0 || index >= texts.length || vectors[index]) {
+        throw new ModelOutputError(call.context, "malformed embeddings reply");
+      }
+      vectors[index] = item.embedding as number[];
+    });
+    return vectors;
+  }
+
+  private tokenLimit(call: Call): Partial<ChatBody> {
+    if (call.maxOutputTokens === undefined) return {};
+    return { [this.provider.token_limit_field]: call.maxOutputTokens };
+  }
+
+  private async chat(call: Call, body: Omit<ChatBody, "model">) {
+    const reply = await this.send(call, (client) =>
+      client.chat.completions.create({ model: call.model, ...this.tokenLimit(call), ...body }),
+    );
+    const message = (reply as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)
+      ?.choices?.[0]?.message;
+    if (typeof message?.refusal === "string" && message.refusal !== "") {
+      throw new ModelOutputError(call.context, `the model refused: ${message.refusal}`);
+    }
+    if (typeof message?.content !== "string") {
+      throw new ModelOutputError(call.context, "the reply has no message content");
+    }
+    const usage = (reply as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+    return { content: message.content, usage };
+  }
+
+  async score(call: Call, input: ScoreInput): Promise<number> {
+    const [min, max] = input.scale;
+    const { content } = await this.chat(call, {
+      messages: [
+        {
+          role: "system",
+          content: `${input.prompt}\n\nReply with only a number from ${min} to ${max}, nothing else.`,
+        },
+        { role: "user", content: input.text },
+      ],
+    });
+    const value = parseScoreReply(content);
+    if (value === null) {
+      throw new ModelOutputError(
+        call.context,
+        `expected a number, got ${JSON.stringify(content.slice(0, 200))}`,
+      );
+    }
+    return value;
+  }
+
+  async json(call: Call, input: JsonInput): Promise<JsonResult> {
+    const capability = this.provider.json_capability;
+    const schemaText = `\n\nReply with one JSON object that satisfies this JSON Schema, and nothing else:\n${JSON.stringify(input.schema)}`;
+    const system = capability === "json_schema" ? input.prompt : `${input.prompt}${schemaText}`;
+    const user = inputText(input.input);
+    const responseFormat: Pick<ChatBody, "response_format"> =
+      capability === "json_schema"
+        ? {
+            response_format: {
+              type: "json_schema",
+              json_schema: {
+                name: schemaName(input.task),
+                schema: input.schema,
+                strict: this.provider.json_schema_strict,
+              },
+            },
+          }
+        : capability === "json_object"
+          ? { response_format: { type: "json_object" } }
+          : {};
+    const { content, usage } = await this.chat(call, {
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: user },
+      ],
+      ...responseFormat,
+    });
+    let value: unknown;
+    if (capability === "none") {
+      value = firstJsonObject(content);
+      if (value === undefined) throw new ModelOutputError(call.context, "the reply holds no JSON object");
+    } else {
+      try {
+        value = JSON.parse(content);
+      } catch {
+        throw new ModelOutputError(
+          call.context,
+          `the reply is not JSON: ${JSON.stringify(content.slice(0, 200))}`,
+        );
+      }
+    }
+    const reported = typeof usage?.prompt_tokens === "number" && typeof usage?.completion_tokens === "number";
+    return {
+      value,
+      usage: reported
+        ? {
+            prompt_tokens: usage.prompt_tokens as number,
+            completion_tokens: usage.completion_tokens as number,
+            estimated: false,
+          }
+        : {
+            prompt_tokens: estimateTokens(system) + estimateTokens(user),
+            completion_tokens: estimateTokens(content),
+            estimated: true,
+          },
+    };
+  }
+}

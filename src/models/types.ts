@@ -1,0 +1,69 @@
+// The public shape of the model layer and the one interface every provider adapter implements.
+// Adapters only talk to their provider and parse its reply; the router checks what came back
+// (dimensions, scale, schema) the same way for every adapter.
+import type { ModelErrorContext } from "./errors.js";
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** True when the provider reported no usage and the counts are estimates (~4 characters a token). */
+  estimated: boolean;
+}
+
+export interface ScoreInput {
+  prompt: string;
+  text: string;
+  /** [min, max]; the result lies within it, both ends included. */
+  scale: [number, number];
+}
+
+export interface JsonInput {
+  /** The task id (a derivation task id, a processor name, "answer", ...). */
+  task: string;
+  prompt: string;
+  /** The task's input: sent as is when a string, else as JSON. */
+  input: unknown;
+  /** JSON Schema 2020-12 the value must satisfy. */
+  schema: Record<string, unknown>;
+}
+
+export interface JsonResult {
+  value: unknown;
+  usage: Usage;
+}
+
+export interface Models {
+  /** One vector per text, each with exactly the embedding alias's dimensions. */
+  embed(alias: string, texts: string[]): Promise<number[][]>;
+  /** A number within input.scale, from a model alias. */
+  score(alias: string, input: ScoreInput): Promise<number>;
+  /** A JSON value that satisfies input.schema, from a model alias. */
+  json(alias: string, input: JsonInput): Promise<JsonResult>;
+}
+
+export interface CreateModelsOptions {
+  /** Where api_key_env variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Outputs of the fake provider's JSON tasks, by task id or `sha256:<hex of the prompt>`. */
+  fakeScript?: Record<string, unknown>;
+  /** Per-request timeout of the openai adapter (default 60 s). */
+  timeoutMs?: number;
+  /** Retries of the openai client per request (default 2; tests lower it). */
+  maxRetries?: number;
+}
+
+/** One call as an adapter sees it: the target already resolved to a provider and a model. */
+export interface Call {
+  context: ModelErrorContext;
+  model: string;
+  /** The model alias's params.max_output_tokens, if any. */
+  maxOutputTokens?: number;
+}
+
+export interface Adapter {
+  embed(call: Call & { dimensions: number }, texts: string[]): Promise<number[][]>;
+  /** The raw number the model gave; the router checks it against the scale. */
+  score(call: Call, input: ScoreInput): Promise<number>;
+  /** The parsed value; the router validates it against the schema. */
+  json(call: Call, input: JsonInput): Promise<JsonResult>;
+}

@@ -1,0 +1,209 @@
+// The enrichment job: runs a batch's required processors (embedding, score, JSON) and makes each
+// record ready in the same transaction that writes its search projection (full-text vector and
+// embedding), so readiness and searchability flip together. Model calls happen outside
+// transactions; every commit is fenced on the job's lease, so a worker that lost its lease
+// writes nothing and no record is enriched twice.
+import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import type { ProcessorDef } from "../catalog/processors.js";
+import type { CollectionDef } from "../catalog/types.js";
+import { ModelOutputError, type Models } from "../models/index.js";
+import type { Db, Queryable } from "../platform/db/index.js";
+import { fence, type Job, succeed } from "../worker/queue.js";
+import type { JobContext, JobHandler } from "../worker/runner.js";
+import { searchDocument, textConfig } from "./projection.js";
+import * as sql from "./sql.js";
+
+export interface EnrichOptions {
+  /** The models of a catalog (cached by the caller). */
+  models(catalog: InstalledCatalog): Models;
+  /** ENRICH_LLM_BATCH and ENRICH_EMBED_BATCH. */
+  llmBatch: number;
+  embedBatch: number;
+}
+
+interface PendingRow {
+  id: string;
+  collection: string;
+  collection_version: number;
+  text: string;
+  content: Record<string, unknown>;
+  scores: Record<string, number>;
+  annotations: Record<string, unknown>;
+  spaces: string[];
+}
+
+interface Work {
+  row: PendingRow;
+  collection: CollectionDef;
+  processors: ProcessorDef[];
+  textConfig: string;
+}
+
+interface Results {
+  scores: Record<string, number>;
+  annotations: Record<string, unknown>;
+  embeddings: { space: string; vector: number[] }[];
+}
+
+/** What a model reads of a record: its text, else its content. */
+function modelText(row: PendingRow): string {
+  return row.text.trim() === "" ? JSON.stringify(row.content) : row.text;
+}
+
+function spaceOf(catalog: InstalledCatalog, processor: ProcessorDef): string {
+  const alias = catalog.index.models.def.aliases[processor.model];
+  return alias?.kind === "embedding" ? alias.space : processor.model;
+}
+
+function isDone(work: Work, results: Results, catalog: InstalledCatalog, processor: ProcessorDef): boolean {
+  switch (processor.kind) {
+    case "embedding": {
+      const space = spaceOf(catalog, processor);
+      return work.row.spaces.includes(space) || results.embeddings.some((e) => e.space === space);
+    }
+    case "score":
+      return processor.name in work.row.scores || processor.name in results.scores;
+    case "json":
+      return processor.name in work.row.annotations || processor.name in results.annotations;
+  }
+}
+
+function plan(rows: PendingRow[], catalog: InstalledCatalog): Work[] {
+  const work: Work[] = [];
+  for (const row of rows) {
+    const entry = catalog.index.collections.get(`${row.collection}@${row.collection_version}`);
+    // A collection version the package no longer lists: its processors are unknown, so the row
+    // stays unready until a package lists it again (a backfill can then finish it).
+    if (!entry) continue;
+    const processors = entry.def.required_processors
+      .map((name) => catalog.index.processors.get(name)?.def)
+      .filter((p): p is ProcessorDef => p !== undefined);
+    work.push({ row, collection: entry.def, processors, textConfig: textConfig(catalog, entry.def) });
+  }
+  return work;
+}
+
+/** Calls the models for one sub-batch; output failures fall back to the processor's default. */
+async function compute(
+  chunk: Work[],
+  catalog: InstalledCatalog,
+  models: Models,
+): Promise<Map<string, Results>> {
+  const results = new Map<string, Results>(
+    chunk.map((w) => [w.row.id, { scores: {}, annotations: {}, embeddings: [] }]),
+  );
+  const processors = new Map<string, ProcessorDef>();
+  for (const w of chunk) for (const p of w.processors) processors.set(p.name, p);
+  for (const processor of processors.values()) {
+    const todo = chunk.filter(
+      (w) =>
+        w.processors.includes(processor) && !isDone(w, results.get(w.row.id) as Results, catalog, processor),
+    );
+    if (todo.length === 0) continue;
+    if (processor.kind === "embedding") {
+      const vectors = await models.embed(
+        processor.model,
+        todo.map((w) => modelText(w.row)),
+      );
+      const space = spaceOf(catalog, processor);
+      todo.forEach((w, i) =>
+        results.get(w.row.id)?.embeddings.push({ space, vector: vectors[i] as number[] }),
+      );
+      continue;
+    }
+    for (const w of todo) {
+      const out = results.get(w.row.id) as Results;
+      if (processor.kind === "score") {
+        out.scores[processor.name] = await models
+          .score(processor.model, {
+            prompt: processor.prompt ?? "",
+            text: modelText(w.row),
+            scale: processor.scale ?? [0, 1],
+          })
+          .catch((error) => {
+            if (error instanceof ModelOutputError) return processor.default as number;
+            throw error;
+          });
+      } else {
+        out.annotations[processor.name] = await models
+          .json(processor.model, {
+            task: processor.name,
+            prompt: processor.prompt ?? "",
+            input: { text: w.row.text, content: w.row.content },
+            schema: processor.output_schema ?? {},
+          })
+          .then((result) => result.value)
+          .catch((error) => {
+            if (error instanceof ModelOutputError && processor.default !== undefined)
+              return processor.default;
+            throw error;
+          });
+      }
+    }
+  }
+  return results;
+}
+
+async function store(
+  tx: Queryable,
+  db: Db,
+  job: Job,
+  chunk: Work[],
+  results: Map<string, Results>,
+  catalog: InstalledCatalog,
+) {
+  const updates = chunk.map((w) => {
+    const r = results.get(w.row.id) as Results;
+    const complete = w.processors.every((p) => isDone(w, r, catalog, p));
+    return {
+      id: w.row.id,
+      scores: r.scores,
+      annotations: r.annotations,
+      ready: complete,
+      config: w.textConfig,
+      document: complete ? searchDocument(w.row.text, w.row.content, w.collection) : null,
+    };
+  });
+  const embeddings = chunk.flatMap((w) =>
+    (results.get(w.row.id) as Results).embeddings.map((e) => ({
+      record_id: w.row.id,
+      space: e.space,
+      embedding: e.vector,
+    })),
+  );
+  if (embeddings.length > 0) {
+    await tx.query(db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL, [
+      job.workspace_id,
+      JSON.stringify(embeddings),
+    ]);
+  }
+  await tx.query(sql.APPLY_ENRICHMENT, [job.workspace_id, JSON.stringify(updates)]);
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function enrichHandler(options: EnrichOptions): JobHandler {
+  return async (job: Job, ctx: JobContext) => {
+    const ids = (job.payload.record_ids as string[] | undefined) ?? [];
+    const catalog = await requireCatalog(ctx.db, job.workspace_id);
+    const models = options.models(catalog);
+    const { rows } = await ctx.db.query<PendingRow>(sql.PENDING_ENRICHMENT, [job.workspace_id, ids]);
+    const work = plan(rows, catalog);
+    const usesLlm = work.some((w) => w.processors.some((p) => p.kind !== "embedding"));
+    const size = usesLlm ? Math.min(options.llmBatch, options.embedBatch) : options.embedBatch;
+    for (const chunk of chunks(work, size)) {
+      // Stopping: the lease is handed back and the next worker resumes from what is stored.
+      if (ctx.stopping()) return;
+      const results = await compute(chunk, catalog, models);
+      await ctx.db.transaction(async (tx) => {
+        await fence(tx, job, ctx.owner);
+        await store(tx, ctx.db, job, chunk, results, catalog);
+      });
+    }
+    await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));
+  };
+}

@@ -1,0 +1,141 @@
+// The worker loop: claims due jobs, runs their handlers with a heartbeat on the lease, and
+// records success, retry or death. Any number of workers can share one PostgreSQL server.
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Db } from "../platform/db/index.js";
+import type { Logger } from "../platform/log.js";
+import {
+  claimJobs,
+  failJob,
+  heartbeat,
+  JOBS_CHANNEL,
+  type Job,
+  LeaseLostError,
+  releaseLeases,
+} from "./queue.js";
+
+export interface JobContext {
+  db: Db;
+  /** This worker's lease owner id: pass it to fence() and succeed() in every commit. */
+  owner: string;
+  log: Logger;
+  /** True once the worker is stopping: handlers stop at the next batch boundary. */
+  stopping(): boolean;
+}
+
+/**
+ * A handler does the job's work in one or more transactions, each fenced on the lease, and
+ * calls succeed() in its last one. Throwing schedules a retry (or death after max_attempts).
+ */
+export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
+
+export interface WorkerOptions {
+  db: Db;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  /** A lease outlives a stalled worker by at most this long before another takes the job. */
+  leaseSeconds?: number;
+  /** Fallback polling when no notification arrives (timers, retries, other processes). */
+  pollMs?: number;
+  /** Jobs run at once by this worker. */
+  concurrency?: number;
+}
+
+// The heartbeat renews the lease well before it expires (a third of its length).
+const HEARTBEAT_FRACTION = 3;
+
+export class Worker {
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  private readonly leaseSeconds: number;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private running = new Set<Promise<void>>();
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.leaseSeconds = options.leaseSeconds ?? 60;
+    this.pollMs = options.pollMs ?? 1000;
+    this.concurrency = options.concurrency ?? 2;
+  }
+
+  async start(): Promise<void> {
+    this.unlisten = await this.options.db.listen(JOBS_CHANNEL, () => this.wake?.());
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, lets running handlers reach a batch boundary, and hands back leases. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.allSettled(this.running);
+    await this.unlisten?.();
+    await releaseLeases(this.options.db, this.owner).catch(() => 0);
+  }
+
+  private async run(): Promise<void> {
+    const kinds = Object.keys(this.options.handlers);
+    while (!this.stopped) {
+      const free = this.concurrency - this.running.size;
+      let claimed: Job[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimJobs(this.options.db, {
+            owner: this.owner,
+            kinds,
+            leaseSeconds: this.leaseSeconds,
+            limit: free,
+          });
+        } catch (error) {
+          this.options.log.warn({ err: error }, "claiming jobs failed");
+        }
+      }
+      for (const job of claimed) {
+        const task = this.execute(job).finally(() => {
+          this.running.delete(task);
+          this.wake?.();
+        });
+        this.running.add(task);
+      }
+      if (claimed.length < free || free === 0) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.pollMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const { db, log } = this.options;
+    const handler = this.options.handlers[job.kind];
+    const beat = setInterval(
+      () => void heartbeat(db, job, this.owner, this.leaseSeconds).catch(() => false),
+      (this.leaseSeconds * 1000) / HEARTBEAT_FRACTION,
+    );
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(job, { db, owner: this.owner, log, stopping: () => this.stopped });
+    } catch (error) {
+      if (error instanceof LeaseLostError) {
+        log.warn({ job: job.id }, error.message);
+        return;
+      }
+      const state = await failJob(db, job, this.owner, (error as Error).message ?? String(error)).catch(
+        () => undefined,
+      );
+      log.warn({ job: job.id, kind: job.kind, state, err: error }, "job failed");
+    } finally {
+      clearInterval(beat);
+    }
+  }
+}
