@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../support/app.js";
+import { cliEnv, collect, startCli } from "../support/cli.js";
+import { onServer } from "../support/db.js";
+import { exampleRequest } from "../support/example-catalog.js";
+import { waitFor } from "../support/wait.js";
+
+// Two worker processes share one PostgreSQL server (PGlite is held by one process at a time).
+const RECORDS = 600;
+
+describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
+  let t: TestApp;
+  let workspaceId: string;
+  const readyCount = async () =>
+    (
+      await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND ready", [
+        workspaceId,
+      ])
+    ).rows[0]?.n ?? 0;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const ws = await t.workspace("fault");
+    workspaceId = ws.id;
+    await t.app.inject({ method: "POST", url: "/catalog", headers: ws.headers, payload: await exampleRequest() });
+    const records = Array.from({ length: RECORDS }, (_, i) => ({
+      collection: "customer_events",
+      entity: `c${i % 7}`,
+      type: "ticket",
+      text: `ticket ${i} about billing and refunds`,
+    }));
+    const res = await t.app.inject({ method: "POST", url: "/records", headers: ws.headers, payload: { records } });
+    expect(res.statusCode).toBe(200);
+  });
+  afterAll(() => t.close());
+
+  it("is replaced by another worker that finishes every record exactly once", async () => {
+    // Small sub-batches make many fenced commits, so the kill lands mid-job.
+    const env = cliEnv({
+      DATABASE_URL: t.testDb.url as string,
+      ENRICH_LLM_BATCH: "2",
+      WORKER_LEASE_SECONDS: "2",
+      LOG_LEVEL: "error",
+    });
+    const first = startCli(["worker"], env);
+    const firstExit = collect(first);
+    await waitFor(async () => (await readyCount()) > 0, 30_000, 5);
+    first.kill("SIGKILL");
+    await firstExit;
+    const atKill = await readyCount();
+    expect(atKill).toBeGreaterThan(0);
+    expect(atKill).toBeLessThan(RECORDS);
+    const { rows: stalled } = await t.db.query<{ state: string; lease_owner: string | null }>(
+      "SELECT state, lease_owner FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'",
+      [workspaceId],
+    );
+    expect(stalled).toEqual([{ state: "running", lease_owner: expect.any(String) }]);
+
+    const second = startCli(["worker"], env);
+    const secondExit = collect(second);
+    await waitFor(async () => (await readyCount()) === RECORDS, 60_000, 50);
+    second.kill("SIGTERM");
+    expect((await secondExit).code).toBe(0);
+
+    const { rows: job } = await t.db.query("SELECT state, attempts, last_error FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'", [
+      workspaceId,
+    ]);
+    expect(job).toEqual([{ state: "succeeded", attempts: 2, last_error: null }]);
+    const { rows: counts } = await t.db.query<{ embeddings: number; records: number; scored: number }>(
+      `SELECT (SELECT count(*)::int FROM embeddings WHERE workspace_id = $1) AS embeddings,
+              (SELECT count(DISTINCT record_id)::int FROM embeddings WHERE workspace_id = $1) AS records,
+              (SELECT count(*)::int FROM records WHERE workspace_id = $1 AND scores ? 'urgency' AND search_text IS NOT NULL) AS scored`,
+      [workspaceId],
+    );
+    expect(counts[0]).toEqual({ embeddings: RECORDS, records: RECORDS, scored: RECORDS });
+  });
+});
