@@ -1,4 +1,5 @@
-// npm run bench: measures Engram through its real HTTP API. Today: ingest throughput.
+// npm run bench: measures Engram through its real HTTP API. Today: ingest and write-to-ready
+// throughput (the worker in-process, fake embedder and scorer).
 //   npm run bench -- [--records 20000] [--batch 100] [--clients 4]
 // Uses DATABASE_URL when set (a scratch database is created and dropped), else in-memory PGlite.
 import { randomBytes } from "node:crypto";
@@ -6,10 +7,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { pino } from "pino";
 import { exampleCatalogRequest } from "../src/catalog/index.js";
-import { loadConfig } from "../src/config/index.js";
+import { type Config, loadConfig } from "../src/config/index.js";
 import { buildApp } from "../src/http/app.js";
-import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
+import { EXAMPLE_CATALOG_DIR, startWorker } from "../src/main.js";
 import { type Db, migrate, openPglite, openPostgres } from "../src/platform/db/index.js";
 import { createWorkspace } from "../src/workspaces/index.js";
 
@@ -87,6 +89,32 @@ async function ingest(url: string, key: string, collection: string, batch: numbe
   return (batches * batch) / ((performance.now() - started) / 1000);
 }
 
+/** Rows/s from the first write until the worker (fake embedder and scorer) made all ready. */
+async function writeToReady(
+  db: Db,
+  config: Config,
+  url: string,
+  ws: { id: string; api_key: string },
+): Promise<number> {
+  const log = pino({ level: "silent" });
+  const worker = await startWorker(db, config, log);
+  const unready = async () =>
+    (
+      await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
+        [ws.id],
+      )
+    ).rows[0]?.n ?? 0;
+  // Drain what earlier figures queued, so this one measures its own rows only.
+  while ((await unready()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = performance.now();
+  await ingest(url, ws.api_key, "customer_events", BATCH);
+  while ((await unready()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  const rate = RECORDS / ((performance.now() - started) / 1000);
+  await worker.stop();
+  return rate;
+}
+
 const { db, label, drop } = await openBenchDb();
 try {
   await migrate(db);
@@ -107,9 +135,12 @@ try {
   });
   if (published.statusCode !== 200) throw new Error(published.body);
   const figures = {
-    ready_rows_per_s: await ingest(url, ws.api_key, "learning_signals", BATCH),
-    enrich_queued_rows_per_s: await ingest(url, ws.api_key, "customer_events", BATCH),
-    single_row_per_s: await ingest(url, ws.api_key, "learning_signals", 1),
+    // rows/s: a collection without processors (ready at write), one with processors (jobs queued),
+    // write until the worker made every row ready, and one row per request.
+    ingest_ready_rows_per_s: await ingest(url, ws.api_key, "learning_signals", BATCH),
+    ingest_enrich_queued_rows_per_s: await ingest(url, ws.api_key, "customer_events", BATCH),
+    write_to_ready_rows_per_s: await writeToReady(db, config, url, ws),
+    ingest_single_row_per_s: await ingest(url, ws.api_key, "learning_signals", 1),
   };
   await app.close();
   const result = {

@@ -177,7 +177,7 @@ async function store(
       JSON.stringify(embeddings),
     ]);
   }
-  await tx.query(sql.APPLY_ENRICHMENT, [job.workspace_id, JSON.stringify(updates)]);
+  await tx.query(sql.APPLY_ENRICHMENT, [job.workspace_id, JSON.stringify(updates), updates.map((u) => u.id)]);
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

@@ -127,7 +127,10 @@ export const INSERT_EMBEDDINGS_REAL = `
   INSERT INTO embeddings (workspace_id, record_id, space, embedding)
   SELECT $1, e.record_id, e.space, ARRAY(SELECT jsonb_array_elements_text(e.embedding)::real) ${EMBEDDING_ROWS}`;
 
-/** Merges processor results; a complete row becomes ready with its full-text vector. */
+/**
+ * Merges processor results; a complete row becomes ready with its full-text vector. The id list
+ * ($3) lets the planner probe the primary key instead of scanning the workspace's records.
+ */
 export const APPLY_ENRICHMENT = `
   UPDATE records SET
     scores = records.scores || u.scores,
@@ -135,4 +138,4 @@ export const APPLY_ENRICHMENT = `
     ready = u.ready,
     search_text = CASE WHEN u.ready THEN to_tsvector(u.config::regconfig, u.document) ELSE records.search_text END
   FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)
-  WHERE records.workspace_id = $1 AND records.id = u.id AND NOT records.ready`;
+  WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id AND NOT records.ready`;

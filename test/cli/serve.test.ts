@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, cliEnv, collect, runCli, startCli } from "../support/cli.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
+import { waitFor } from "../support/wait.js";
 
 /** Waits until the server logs its address; returns it with the stderr read so far. */
 function listening(child: ChildProcess): Promise<{ url: string; stderr: string }> {
@@ -70,6 +71,22 @@ describe("engram serve (the quick start)", () => {
     const bad = await fetch(`${url}/catalog`, { headers: { authorization: "Bearer egk_wrong" } });
     expect(bad.status).toBe(401);
     expect((await bad.json()).code).toBe("unauthorized");
+  });
+
+  it("runs a worker: a record with required processors turns ready", async () => {
+    const auth = { authorization: `Bearer ${demoKey}`, "content-type": "application/json" };
+    const res = await fetch(`${url}/records`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({
+        records: [{ collection: "customer_events", entity: "c1", type: "ticket", text: "hello" }],
+      }),
+    });
+    const [inserted] = (await res.json()).inserted;
+    expect(inserted.ready).toBe(false);
+    await waitFor(
+      async () => (await (await fetch(`${url}/records/${inserted.id}`, { headers: auth })).json()).ready,
+    );
   });
 
   it.skipIf(onServer)("holds the data directory: an operator command fails naming the pid", async () => {

@@ -13,23 +13,34 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
   let workspaceId: string;
   const readyCount = async () =>
     (
-      await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND ready", [
-        workspaceId,
-      ])
+      await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND ready",
+        [workspaceId],
+      )
     ).rows[0]?.n ?? 0;
 
   beforeAll(async () => {
     t = await createTestApp();
     const ws = await t.workspace("fault");
     workspaceId = ws.id;
-    await t.app.inject({ method: "POST", url: "/catalog", headers: ws.headers, payload: await exampleRequest() });
+    await t.app.inject({
+      method: "POST",
+      url: "/catalog",
+      headers: ws.headers,
+      payload: await exampleRequest(),
+    });
     const records = Array.from({ length: RECORDS }, (_, i) => ({
       collection: "customer_events",
       entity: `c${i % 7}`,
       type: "ticket",
       text: `ticket ${i} about billing and refunds`,
     }));
-    const res = await t.app.inject({ method: "POST", url: "/records", headers: ws.headers, payload: { records } });
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/records",
+      headers: ws.headers,
+      payload: { records },
+    });
     expect(res.statusCode).toBe(200);
   });
   afterAll(() => t.close());
@@ -62,9 +73,10 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
     second.kill("SIGTERM");
     expect((await secondExit).code).toBe(0);
 
-    const { rows: job } = await t.db.query("SELECT state, attempts, last_error FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'", [
-      workspaceId,
-    ]);
+    const { rows: job } = await t.db.query(
+      "SELECT state, attempts, last_error FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'",
+      [workspaceId],
+    );
     expect(job).toEqual([{ state: "succeeded", attempts: 2, last_error: null }]);
     const { rows: counts } = await t.db.query<{ embeddings: number; records: number; scored: number }>(
       `SELECT (SELECT count(*)::int FROM embeddings WHERE workspace_id = $1) AS embeddings,

@@ -14,7 +14,7 @@ BEGIN
       space text NOT NULL,
       embedding vector NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (workspace_id, space, record_id),
+      PRIMARY KEY (workspace_id, record_id, space),
       FOREIGN KEY (workspace_id, record_id) REFERENCES records (workspace_id, id) ON DELETE CASCADE)';
   ELSE
     EXECUTE 'CREATE TABLE embeddings (
@@ -23,8 +23,11 @@ BEGIN
       space text NOT NULL,
       embedding real[] NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (workspace_id, space, record_id),
+      PRIMARY KEY (workspace_id, record_id, space),
       FOREIGN KEY (workspace_id, record_id) REFERENCES records (workspace_id, id) ON DELETE CASCADE)';
   END IF;
 END
 $$;
+
+-- Per-space scans (exact search, coverage checks) read a workspace's vectors of one space.
+CREATE INDEX embeddings_space ON embeddings (workspace_id, space);
