@@ -106,9 +106,9 @@ async function compute(
         todo.map((w) => modelText(w.row)),
       );
       const space = spaceOf(catalog, processor);
-      todo.forEach((w, i) =>
-        results.get(w.row.id)?.embeddings.push({ space, vector: vectors[i] as number[] }),
-      );
+      todo.forEach((w, i) => {
+        results.get(w.row.id)?.embeddings.push({ space, vector: vectors[i] as number[] });
+      });
       continue;
     }
     for (const w of todo) {
