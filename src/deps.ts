@@ -4,6 +4,7 @@ import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { createModels, loadFakeScript, type Models } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
+import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
 import { storedContracts } from "./records/contracts.js";
 import { enrichHandler } from "./records/enrich.js";
 import { ENRICH_JOB } from "./records/index.js";
@@ -29,12 +30,13 @@ export function modelsResolver(fakeScript: Record<string, unknown>): (catalog: I
 /** Every job kind the worker runs, with its handler. */
 export async function workerHandlers(config: Config): Promise<Record<string, JobHandler>> {
   const script = config.fakeModelScript ? await loadFakeScript(config.fakeModelScript) : {};
-  const models = modelsResolver(script);
+  const enrich = {
+    models: modelsResolver(script),
+    llmBatch: config.enrichLlmBatch,
+    embedBatch: config.enrichEmbedBatch,
+  };
   return {
-    [ENRICH_JOB]: enrichHandler({
-      models,
-      llmBatch: config.enrichLlmBatch,
-      embedBatch: config.enrichEmbedBatch,
-    }),
+    [ENRICH_JOB]: enrichHandler(enrich),
+    [BACKFILL_JOB]: backfillHandler({ ...enrich, batch: config.backfillBatch }),
   };
 }

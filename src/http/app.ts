@@ -9,6 +9,7 @@ import { registerAuth } from "./auth.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { handleError, sendProblem } from "./problem.js";
+import { backfillRoutes } from "./routes/backfill.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   discoveryRoutes(app, deps.db);
   recordRoutes(app, deps.db, deps.config);
   jobRoutes(app, deps.db);
+  backfillRoutes(app, deps.db);
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

@@ -21,7 +21,7 @@ export interface EnrichOptions {
   embedBatch: number;
 }
 
-interface PendingRow {
+export interface PendingRow {
   id: string;
   collection: string;
   collection_version: number;
@@ -32,14 +32,14 @@ interface PendingRow {
   spaces: string[];
 }
 
-interface Work {
+export interface Work {
   row: PendingRow;
   collection: CollectionDef;
   processors: ProcessorDef[];
   textConfig: string;
 }
 
-interface Results {
+export interface Results {
   scores: Record<string, number>;
   annotations: Record<string, unknown>;
   embeddings: { space: string; vector: number[] }[];
@@ -68,7 +68,7 @@ function isDone(work: Work, results: Results, catalog: InstalledCatalog, process
   }
 }
 
-function plan(rows: PendingRow[], catalog: InstalledCatalog): Work[] {
+export function plan(rows: PendingRow[], catalog: InstalledCatalog): Work[] {
   const work: Work[] = [];
   for (const row of rows) {
     const entry = catalog.index.collections.get(`${row.collection}@${row.collection_version}`);
@@ -84,7 +84,7 @@ function plan(rows: PendingRow[], catalog: InstalledCatalog): Work[] {
 }
 
 /** Calls the models for one sub-batch; output failures fall back to the processor's default. */
-async function compute(
+export async function compute(
   chunk: Work[],
   catalog: InstalledCatalog,
   models: Models,
@@ -144,14 +144,24 @@ async function compute(
   return results;
 }
 
-async function store(
+/**
+ * Writes a sub-batch's results without overwriting what a record already has. With readiness,
+ * a record whose required processors are now all done becomes ready with its full-text vector
+ * (enrichment); without, results are merged and readiness is left alone (backfill). Returns how
+ * many records received a new result.
+ */
+export async function writeResults(
   tx: Queryable,
   db: Db,
-  job: Job,
-  chunk: Work[],
-  results: Map<string, Results>,
-  catalog: InstalledCatalog,
-) {
+  write: {
+    workspaceId: string;
+    chunk: Work[];
+    results: Map<string, Results>;
+    catalog: InstalledCatalog;
+    readiness: boolean;
+  },
+): Promise<number> {
+  const { chunk, results, catalog } = write;
   const updates = chunk.map((w) => {
     const r = results.get(w.row.id) as Results;
     const complete = w.processors.every((p) => isDone(w, r, catalog, p));
@@ -162,6 +172,7 @@ async function store(
       ready: complete,
       config: w.textConfig,
       document: complete ? searchDocument(w.row.text, w.row.content, w.collection) : null,
+      changed: Object.keys(r.scores).length + Object.keys(r.annotations).length + r.embeddings.length > 0,
     };
   });
   const embeddings = chunk.flatMap((w) =>
@@ -173,14 +184,19 @@ async function store(
   );
   if (embeddings.length > 0) {
     await tx.query(db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL, [
-      job.workspace_id,
+      write.workspaceId,
       JSON.stringify(embeddings),
     ]);
   }
-  await tx.query(sql.APPLY_ENRICHMENT, [job.workspace_id, JSON.stringify(updates), updates.map((u) => u.id)]);
+  await tx.query(write.readiness ? sql.APPLY_ENRICHMENT : sql.MERGE_RESULTS, [
+    write.workspaceId,
+    JSON.stringify(updates),
+    updates.map((u) => u.id),
+  ]);
+  return updates.filter((u) => u.changed).length;
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
+export function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -201,7 +217,13 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
       const results = await compute(chunk, catalog, models);
       await ctx.db.transaction(async (tx) => {
         await fence(tx, job, ctx.owner);
-        await store(tx, ctx.db, job, chunk, results, catalog);
+        await writeResults(tx, ctx.db, {
+          workspaceId: job.workspace_id,
+          chunk,
+          results,
+          catalog,
+          readiness: true,
+        });
       });
     }
     await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));

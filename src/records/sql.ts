@@ -121,11 +121,13 @@ const EMBEDDING_ROWS = "FROM jsonb_to_recordset($2::jsonb) AS e(record_id uuid, 
 
 export const INSERT_EMBEDDINGS_VECTOR = `
   INSERT INTO embeddings (workspace_id, record_id, space, embedding)
-  SELECT $1, e.record_id, e.space, e.embedding::text::vector ${EMBEDDING_ROWS}`;
+  SELECT $1, e.record_id, e.space, e.embedding::text::vector ${EMBEDDING_ROWS}
+  ON CONFLICT DO NOTHING`;
 
 export const INSERT_EMBEDDINGS_REAL = `
   INSERT INTO embeddings (workspace_id, record_id, space, embedding)
-  SELECT $1, e.record_id, e.space, ARRAY(SELECT jsonb_array_elements_text(e.embedding)::real) ${EMBEDDING_ROWS}`;
+  SELECT $1, e.record_id, e.space, ARRAY(SELECT jsonb_array_elements_text(e.embedding)::real) ${EMBEDDING_ROWS}
+  ON CONFLICT DO NOTHING`;
 
 /**
  * Merges processor results; a complete row becomes ready with its full-text vector. The id list
@@ -133,9 +135,55 @@ export const INSERT_EMBEDDINGS_REAL = `
  */
 export const APPLY_ENRICHMENT = `
   UPDATE records SET
-    scores = records.scores || u.scores,
-    annotations = records.annotations || u.annotations,
+    scores = u.scores || records.scores,
+    annotations = u.annotations || records.annotations,
     ready = u.ready,
     search_text = CASE WHEN u.ready THEN to_tsvector(u.config::regconfig, u.document) ELSE records.search_text END
   FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)
   WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id AND NOT records.ready`;
+
+/** Backfill: merges results, an existing value always winning; readiness is left alone. */
+export const MERGE_RESULTS = `
+  UPDATE records SET scores = u.scores || records.scores, annotations = u.annotations || records.annotations
+  FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, scores jsonb, annotations jsonb)
+  WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id`;
+
+/** A backfill pass: the target's next records after the cursor, with their embedding spaces. */
+export const BACKFILL_BATCH = `
+  SELECT r.id, r.seq, r.collection, r.collection_version, r.text, r.content, r.scores, r.annotations,
+    COALESCE((SELECT array_agg(e.space) FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id), '{}') AS spaces
+  FROM records r
+  WHERE r.workspace_id = $1 AND r.collection = $2 AND r.collection_version = $3 AND r.seq > $4
+  ORDER BY r.seq LIMIT $5`;
+
+const BACKFILL_COLUMNS = `id, state, cursor_seq, scanned, annotated, last_error, collection, version, processor, max_rows,
+  cancel_requested, job_id, created_at, updated_at`;
+
+export const INSERT_BACKFILL = `
+  INSERT INTO backfills (workspace_id, collection, version, processor, max_rows, cursor_seq)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (workspace_id, collection, version, processor) WHERE state IN ('queued', 'live') DO NOTHING
+  RETURNING ${BACKFILL_COLUMNS}`;
+
+/** Where a new slice starts: after the last slice of the same target that stopped at max_rows. */
+export const LAST_SLICE_END = `
+  SELECT cursor_seq FROM backfills
+  WHERE workspace_id = $1 AND collection = $2 AND version = $3 AND processor = $4 AND state = 'done'
+    AND max_rows IS NOT NULL AND scanned >= max_rows
+  ORDER BY created_at DESC LIMIT 1`;
+
+export const SET_BACKFILL_JOB = "UPDATE backfills SET job_id = $3 WHERE workspace_id = $1 AND id = $2";
+
+export const GET_BACKFILL = `SELECT ${BACKFILL_COLUMNS} FROM backfills WHERE workspace_id = $1 AND id = $2`;
+
+export const LIST_BACKFILLS = `SELECT ${BACKFILL_COLUMNS} FROM backfills WHERE workspace_id = $1 ORDER BY created_at DESC LIMIT 50`;
+
+export const REQUEST_CANCEL = `
+  UPDATE backfills SET cancel_requested = true, updated_at = now()
+  WHERE workspace_id = $1 AND id = $2 AND state IN ('queued', 'live')`;
+
+export const ADVANCE_BACKFILL = `
+  UPDATE backfills SET state = $3, cursor_seq = $4, scanned = scanned + $5, annotated = annotated + $6,
+    last_error = $7, updated_at = now()
+  WHERE workspace_id = $1 AND id = $2
+  RETURNING ${BACKFILL_COLUMNS}`;
