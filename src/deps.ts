@@ -8,6 +8,7 @@ import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
 import { storedContracts } from "./records/contracts.js";
 import { enrichHandler } from "./records/enrich.js";
 import { ENRICH_JOB } from "./records/index.js";
+import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
 import type { JobHandler } from "./worker/runner.js";
 
 export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows">): CatalogDeps {
@@ -38,5 +39,6 @@ export async function workerHandlers(config: Config): Promise<Record<string, Job
   return {
     [ENRICH_JOB]: enrichHandler(enrich),
     [BACKFILL_JOB]: backfillHandler({ ...enrich, batch: config.backfillBatch }),
+    [REINDEX_JOB]: reindexHandler,
   };
 }

@@ -15,6 +15,7 @@ import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { recordRoutes } from "./routes/records.js";
+import { reindexRoutes } from "./routes/reindex.js";
 import { problemSchema } from "./schemas.js";
 
 // Large enough for a full MAX_BATCH_RECORDS batch of ordinary records; larger bodies get 413.
@@ -84,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   recordRoutes(app, deps.db, deps.config);
   jobRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
+  reindexRoutes(app, deps.db, deps.config);
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

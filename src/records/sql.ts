@@ -187,3 +187,26 @@ export const ADVANCE_BACKFILL = `
     last_error = $7, updated_at = now()
   WHERE workspace_id = $1 AND id = $2
   RETURNING ${BACKFILL_COLUMNS}`;
+
+/** Reindex targets: ready rows (not _system) after a seq, as seq ranges of at most $4 rows. */
+export const REINDEX_RANGES = `
+  SELECT min(seq) AS from_seq, max(seq) AS to_seq, count(*)::int AS count FROM (
+    SELECT seq, (row_number() OVER (ORDER BY seq) - 1) / $4 AS part
+    FROM records WHERE workspace_id = $1 AND ready AND collection <> $3 AND seq > $2
+  ) parts GROUP BY part ORDER BY part`;
+
+export const REINDEX_ROWS = `
+  SELECT id, collection, collection_version, text, content FROM records
+  WHERE workspace_id = $1 AND ready AND collection <> $4 AND seq BETWEEN $2 AND $3`;
+
+/** Rebuilds the full-text vectors of ready rows; the records themselves are not rewritten. */
+export const APPLY_SEARCH_TEXT = `
+  UPDATE records SET search_text = to_tsvector(u.config::regconfig, u.document)
+  FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, config text, document text)
+  WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id`;
+
+/** A service-written audit row in _system (erasure, reindex, retention). */
+export const INSERT_SYSTEM_RECORD = `
+  INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
+    status, ready, content, payload_hash, occurred_at)
+  VALUES ($1, $2, $3, $4, 0, '', $5, $6, 'active', true, $7, $8, now())`;

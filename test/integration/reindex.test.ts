@@ -1,0 +1,93 @@
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workerHandlers } from "../../src/deps.js";
+import { Worker } from "../../src/worker/runner.js";
+import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import { exampleRequest } from "../support/example-catalog.js";
+import { waitFor } from "../support/wait.js";
+
+describe("POST /reindex", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+  let workspaceId: string;
+  const reindex = (payload: object, app = t.app) =>
+    app.inject({ method: "POST", url: "/reindex", headers, payload });
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const ws = await t.workspace("reindex");
+    headers = ws.headers;
+    workspaceId = ws.id;
+    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    const records = Array.from({ length: 4 }, (_, i) => ({
+      collection: "learning_signals",
+      entity: "e",
+      type: "note",
+      text: `note ${i} refund`,
+    }));
+    await t.app.inject({ method: "POST", url: "/records", headers, payload: { records } });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ["neither", {}],
+    ["both", { since_seq: 0, reset: true }],
+    ["reset false alone", { reset: false }],
+  ])("refuses %s with 422 reindex_request", async (_name, body) => {
+    const res = await reindex(body);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe("reindex_request");
+  });
+
+  it("needs confirm for reset outside a test database", async () => {
+    const production = await createTestApp({ env: { TEST_DATABASE: "false" }, testDb: t.testDb });
+    try {
+      const res = await reindex({ reset: true }, production.app);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().code).toBe("reindex_request");
+      expect((await reindex({ reset: true, confirm: true }, production.app)).statusCode).toBe(200);
+    } finally {
+      await production.app.close();
+    }
+  });
+
+  it("rebuilds the full-text projection without rewriting records, and audits it", async () => {
+    await t.db.query(
+      "UPDATE records SET search_text = NULL WHERE workspace_id = $1 AND collection = 'learning_signals'",
+      [workspaceId],
+    );
+    const before = (await t.app.inject({ url: "/timeline?entity=e", headers })).json().records;
+    const res = await reindex({ since_seq: 0 });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ mode: "since_seq", target_count: 4, enqueued_jobs: 1 });
+    const worker = new Worker({
+      db: t.db,
+      log: pino({ level: "silent" }),
+      handlers: await workerHandlers(testConfig()),
+      pollMs: 20,
+    });
+    await worker.start();
+    try {
+      await waitFor(async () => {
+        const { rows } = await t.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND collection = 'learning_signals' AND search_text @@ to_tsquery('english', 'refund')",
+          [workspaceId],
+        );
+        return rows[0]?.n === 4;
+      });
+    } finally {
+      await worker.stop();
+    }
+    expect((await t.app.inject({ url: "/timeline?entity=e", headers })).json().records).toEqual(before);
+    const audit = (
+      await t.app.inject({ url: "/timeline?include_system=true&collections=_system", headers })
+    ).json().records;
+    expect(audit.some((r: any) => r.type === "reindex_audit")).toBe(true);
+  });
+
+  it("counts only records after since_seq", async () => {
+    const last = (await t.app.inject({ url: "/timeline?entity=e&limit=1", headers })).json().records[0].seq;
+    const res = await reindex({ since_seq: last - 1 });
+    expect(res.json()).toMatchObject({ target_count: 1, enqueued_jobs: 1 });
+  });
+});
