@@ -5,6 +5,7 @@
 //                   declared field changed meaning: records move forward to the new contract
 //   reinterpreting  anything else: refused with 409 catalog_incompatible
 import type { Queryable } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
 import { compileSchema } from "../platform/schema.js";
 import { fieldValue } from "./collections.js";
 import type { LoadedCatalog } from "./load.js";
@@ -32,6 +33,8 @@ export interface StoredContracts {
     limit: number,
   ): Promise<Record<string, unknown>[]>;
   moveForward(tx: Queryable, workspaceId: string, group: ContractUsage, toHash: string): Promise<number>;
+  /** Ready records of these collections that have no vector in the embedding space. */
+  missingVectors(tx: Queryable, workspaceId: string, collections: string[], space: string): Promise<number>;
 }
 
 export interface Blocker {
@@ -141,4 +144,46 @@ export async function assessCompatibility(
   }
   report.publishable = report.blockers.length === 0;
   return { report, moves };
+}
+
+/** The embedding space a search profile searches, or null when it has no embedding alias. */
+function profileSpace(catalog: LoadedCatalog, profile: string): string | null {
+  const alias = catalog.index.searchProfiles.get(profile)?.def.embedding;
+  const def = alias ? catalog.index.models.def.aliases[alias] : undefined;
+  return def?.kind === "embedding" ? def.space : null;
+}
+
+/**
+ * Embedding-space cut-over: a profile may only switch to a new space once every ready record it
+ * indexes has a vector there (staged by an embedding processor of the new alias and a backfill).
+ * Throws 409 incomplete_space naming what is missing.
+ */
+export async function checkSpaceCutover(
+  tx: Queryable,
+  workspaceId: string,
+  stored: StoredContracts,
+  next: LoadedCatalog,
+  current: LoadedCatalog | undefined,
+): Promise<void> {
+  if (!current) return;
+  for (const [name] of next.index.searchProfiles) {
+    const space = profileSpace(next, name);
+    if (space === null || !current.index.searchProfiles.has(name) || profileSpace(current, name) === space)
+      continue;
+    const collections = [
+      ...new Set(
+        [...next.index.collections.values()]
+          .filter((e) => e.def.search_profile === name)
+          .map((e) => e.def.name),
+      ),
+    ];
+    const missing = await stored.missingVectors(tx, workspaceId, collections, space);
+    if (missing > 0) {
+      throw new AppError(
+        "incomplete_space",
+        `search profile "${name}" cannot cut over to embedding space "${space}": ${missing} ready records have no vector there yet; stage them with an embedding processor of the new alias and POST /backfill`,
+        { profile: name, space, missing },
+      );
+    }
+  }
 }

@@ -1,7 +1,12 @@
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import type { Workspace } from "../workspaces/index.js";
-import { assessCompatibility, type CompatibilityReport, type StoredContracts } from "./compatibility.js";
+import {
+  assessCompatibility,
+  type CompatibilityReport,
+  checkSpaceCutover,
+  type StoredContracts,
+} from "./compatibility.js";
 import { type LoadedCatalog, loadCatalog } from "./load.js";
 import { pruneReport } from "./prune.js";
 import * as sql from "./sql.js";
@@ -115,6 +120,7 @@ export async function publishCatalog(
         },
       );
     }
+    await checkSpaceCutover(tx, workspace.id, deps.stored, loaded, current);
     let moved = 0;
     for (const move of moves)
       moved += await deps.stored.moveForward(tx, workspace.id, move.group, move.toHash);

@@ -22,6 +22,10 @@ export const storedContracts: StoredContracts = {
     ]);
     return rows.map((row) => row.content);
   },
+  async missingVectors(tx, workspaceId, collections, space) {
+    const { rows } = await tx.query<{ n: number }>(sql.MISSING_VECTORS, [workspaceId, collections, space]);
+    return rows[0]?.n ?? 0;
+  },
   async moveForward(tx, workspaceId, group, toHash) {
     const { rowCount } = await tx.query(sql.MOVE_CONTRACT, [
       workspaceId,

@@ -210,3 +210,8 @@ export const INSERT_SYSTEM_RECORD = `
   INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
     status, ready, content, payload_hash, occurred_at)
   VALUES ($1, $2, $3, $4, 0, '', $5, $6, 'active', true, $7, $8, now())`;
+
+export const MISSING_VECTORS = `
+  SELECT count(*)::int AS n FROM records r
+  WHERE r.workspace_id = $1 AND r.ready AND r.collection = ANY($2::text[])
+    AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = $3)`;
