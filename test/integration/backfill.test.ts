@@ -116,6 +116,42 @@ describe("backfill", () => {
     expect(handle).toMatchObject({ state: "done", cursor_seq: 0, scanned: 0, annotated: 0 });
   });
 
+  it("fails with last_error when its processor leaves the package", async () => {
+    const base = await exampleRequest();
+    const staged = { ...base.files };
+    staged["processors/enrichment.yaml"] = `${staged["processors/enrichment.yaml"]}
+  - name: scorer_v2
+    kind: score
+    input: { collections: [customer_events] }
+    model: chat
+    scale: [0, 1]
+    default: 0
+    prompt: Rate it.
+`;
+    staged["packages/support.yaml"] = (staged["packages/support.yaml"] as string)
+      .replace("version: 1.0.0", "version: 1.5.0")
+      .replace(
+        "processors: [embedder, urgency, customer_profile]",
+        "processors: [embedder, urgency, scorer_v2, customer_profile]",
+      );
+    const published = await t.app.inject({
+      method: "POST",
+      url: "/catalog",
+      headers,
+      payload: { package: "support@1.5.0", files: staged },
+    });
+    expect(published.statusCode, published.body).toBe(200);
+    const res = await post({ collection: "customer_events", version: 1, processor: "scorer_v2" });
+    expect(res.statusCode).toBe(202);
+    // Rolling back to the first package removes the processor before the backfill runs.
+    expect((await t.app.inject({ method: "POST", url: "/catalog", headers, payload: base })).statusCode).toBe(
+      200,
+    );
+    const handle = await runBackfills(settled(res.json().id));
+    expect(handle.state).toBe("failed");
+    expect(handle.last_error).toContain("scorer_v2");
+  });
+
   it("lists recent backfills and hides other workspaces' ones", async () => {
     const list = (await t.app.inject({ url: "/backfill", headers })).json().backfills;
     expect(list.length).toBeGreaterThanOrEqual(4);
