@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Config } from "../config/index.js";
-import { catalogDeps } from "../deps.js";
+import { catalogDeps, modelsResolver } from "../deps.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { loggerOptions } from "../platform/log.js";
@@ -16,6 +16,7 @@ import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { recordRoutes } from "./routes/records.js";
 import { reindexRoutes } from "./routes/reindex.js";
+import { searchRoutes } from "./routes/search.js";
 import { problemSchema } from "./schemas.js";
 
 // Large enough for a full MAX_BATCH_RECORDS batch of ordinary records; larger bodies get 413.
@@ -86,6 +87,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   jobRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);
+  searchRoutes(app, {
+    db: deps.db,
+    models: modelsResolver({}),
+    renderBudgetTokens: deps.config.renderBudgetTokens,
+    maxResponseBytes: deps.config.maxResponseBytes,
+    maxQueryChars: deps.config.maxQueryChars,
+  });
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   reindex_request: 422,
   rate_limited: 429,
   internal: 500,
+  not_implemented: 501,
   answer_citation: 502,
   answer_model: 502,
   answer_model_unavailable: 503,

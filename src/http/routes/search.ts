@@ -1,0 +1,50 @@
+import type { FastifyInstance } from "fastify";
+import type { SearchDeps } from "../../search/execute.js";
+import { type QuickSearch, queryView, quickSearch, search } from "../../search/service.js";
+
+export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { maxQueryChars: number }): void {
+  const tags = ["search"];
+  app.post<{ Body: unknown }>(
+    "/search",
+    {
+      schema: {
+        summary: "Typed search (SearchSpec): vector, text, hybrid, recent, structured, or combined sources",
+        tags,
+        body: { type: "object" },
+      },
+    },
+    async (request) => search(deps, request.workspace.id, request.body),
+  );
+  app.get<{ Querystring: QuickSearch }>(
+    "/search",
+    {
+      schema: {
+        summary: "Hybrid search rendered for a prompt (q, entity, collection, k only)",
+        tags,
+        querystring: {
+          type: "object",
+          properties: {
+            q: { type: "string", minLength: 1 },
+            entity: { type: "string", minLength: 1 },
+            collection: { type: "string", minLength: 1 },
+            k: { type: "integer", minimum: 1, maximum: 100 },
+          },
+          required: ["q"],
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request) => quickSearch(deps, request.workspace.id, request.query),
+  );
+  app.post<{ Params: { name: string }; Body: unknown }>(
+    "/views/:name/query",
+    {
+      schema: {
+        summary: "Run the active version of a named view with its parameters",
+        tags,
+        params: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      },
+    },
+    async (request) => queryView(deps, request.workspace.id, request.params.name, request.body),
+  );
+}

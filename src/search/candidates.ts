@@ -1,0 +1,178 @@
+// Candidate proposal per mode, up to params.candidates, each with the signals its mode has.
+import type { InstalledCatalog } from "../catalog/index.js";
+import type { SearchPart } from "../catalog/search-spec.js";
+import type { CollectionDef } from "../catalog/types.js";
+import type { Db } from "../platform/db/index.js";
+import { CANDIDATE_COLUMNS, filterSql, orderSql, Params, tsQuerySql } from "./sql.js";
+import type { Candidate } from "./types.js";
+
+export interface Proposal {
+  candidates: Candidate[];
+  /** Candidates proposed before cutting to k (backend diagnostics). */
+  count: number;
+}
+
+export interface QueryVector {
+  space: string;
+  vector: number[];
+}
+
+function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
+  return new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
+}
+
+/** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
+function similaritySql(db: Db, params: Params, query: QueryVector): string {
+  const vector = params.add(JSON.stringify(query.vector));
+  if (db.hasVector) return `(1 - (e.embedding <=> ${vector}::text::vector))`;
+  return `(SELECT sum(a * b) / NULLIF(sqrt(sum(a * a)) * sqrt(sum(b * b)), 0)
+    FROM unnest(e.embedding, ARRAY(SELECT jsonb_array_elements_text(${vector}::jsonb)::real)) AS t(a, b))`;
+}
+
+function embeddingJoin(params: Params, query: QueryVector): string {
+  return `JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(query.space)}`;
+}
+
+async function run(db: Db, sql: string, params: Params): Promise<Candidate[]> {
+  return (await db.query<Candidate>(sql, params.values)).rows;
+}
+
+export interface ProposeInput {
+  db: Db;
+  workspaceId: string;
+  catalog: InstalledCatalog;
+  part: SearchPart;
+  q: string | undefined;
+  query: QueryVector | undefined;
+}
+
+function textConfig(input: ProposeInput): string {
+  return input.catalog.index.searchProfiles.get(input.part.profile)?.def.text_config ?? "english";
+}
+
+async function textCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+  const params = new Params();
+  const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
+  if (!tsq) return [];
+  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  return run(
+    input.db,
+    `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match
+     FROM records r, (SELECT ${tsq} AS tsq) q
+     WHERE ${where} AND r.search_text @@ q.tsq
+     ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+async function vectorCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+  if (!input.query) return [];
+  const params = new Params();
+  const join = embeddingJoin(params, input.query);
+  const similarity = similaritySql(input.db, params, input.query);
+  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  return run(
+    input.db,
+    `SELECT ${CANDIDATE_COLUMNS}, ${similarity} AS similarity
+     FROM records r ${join}
+     WHERE ${where}
+     ORDER BY similarity DESC NULLS LAST, r.seq DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+async function recentCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+  const params = new Params();
+  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  return run(
+    input.db,
+    `SELECT ${CANDIDATE_COLUMNS} FROM records r WHERE ${where}
+     ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
+    params,
+  );
+}
+
+async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
+  const params = new Params();
+  const decl = declarations(input.catalog);
+  const where = filterSql(params, input.workspaceId, input.part, decl);
+  return run(
+    input.db,
+    `SELECT ${CANDIDATE_COLUMNS} FROM records r WHERE ${where}
+     ORDER BY ${orderSql(params, input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
+    params,
+  );
+}
+
+/** Both signals for a hybrid pool: similarity (when embedded) and text_match (0 when no match). */
+async function hybridSignals(
+  input: ProposeInput,
+  ids: string[],
+): Promise<Map<string, { similarity?: number; text_match: number }>> {
+  const params = new Params();
+  const tsq = tsQuerySql(params, textConfig(input), input.q ?? "") ?? "''::tsquery";
+  const similarity = input.query ? similaritySql(input.db, params, input.query) : "NULL::float8";
+  const join = input.query
+    ? `LEFT JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(input.query.space)}`
+    : "";
+  const { rows } = await input.db.query<{ id: string; similarity: number | null; text_match: number }>(
+    `SELECT r.id, ${similarity} AS similarity,
+       CASE WHEN r.search_text @@ q.tsq THEN ts_rank_cd(r.search_text, q.tsq) ELSE 0 END AS text_match
+     FROM records r ${join}, (SELECT ${tsq} AS tsq) q
+     WHERE r.workspace_id = ${params.add(input.workspaceId)} AND r.id = ANY(${params.add(ids)}::uuid[])`,
+    params.values,
+  );
+  return new Map(
+    rows.map((row) => [row.id, { similarity: row.similarity ?? undefined, text_match: row.text_match }]),
+  );
+}
+
+/** Round-robin over the proposal lists, skipping ids already taken, up to the limit. */
+function interleave(lists: Candidate[][], limit: number): Candidate[] {
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  for (let i = 0; out.length < limit && lists.some((list) => i < list.length); i++) {
+    for (const list of lists) {
+      const candidate = list[i];
+      if (candidate && !seen.has(candidate.id) && out.length < limit) {
+        seen.add(candidate.id);
+        out.push(candidate);
+      }
+    }
+  }
+  return out;
+}
+
+export async function propose(input: ProposeInput): Promise<Proposal> {
+  const limit = input.part.params.candidates;
+  let candidates: Candidate[];
+  switch (input.part.mode) {
+    case "text":
+      candidates = await textCandidates(input, limit);
+      break;
+    case "vector":
+      candidates = await vectorCandidates(input, limit);
+      break;
+    case "recent":
+      candidates = await recentCandidates(input, limit);
+      break;
+    case "structured":
+      candidates = await structuredCandidates(input);
+      break;
+    case "hybrid": {
+      const lists = [
+        await vectorCandidates(input, limit),
+        await textCandidates(input, limit),
+        await recentCandidates(input, limit),
+      ];
+      candidates = interleave(lists, limit);
+      const signals = await hybridSignals(
+        input,
+        candidates.map((c) => c.id),
+      );
+      candidates = candidates.map((c) => ({ ...c, ...signals.get(c.id) }));
+      break;
+    }
+  }
+  return { candidates, count: candidates.length };
+}

@@ -1,0 +1,180 @@
+// Search execution: propose candidates per search, rank them with the rank expression (or
+// order_by in structured mode), fuse sources by RRF, shape hits, render, bound the response.
+import type { InstalledCatalog } from "../catalog/index.js";
+import type { RankNode } from "../catalog/rank.js";
+import type { SearchPart, SearchSpec } from "../catalog/search-spec.js";
+import { type Models, modelAppError } from "../models/index.js";
+import type { Db } from "../platform/db/index.js";
+import { storageLayout } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import { type Proposal, propose, type QueryVector } from "./candidates.js";
+import { applyBoost, fuseRrf } from "./fusion.js";
+import { evaluateRank, minMaxScores, orderByRank } from "./rank-eval.js";
+import { renderRows } from "./render.js";
+import { shapeHit } from "./shape.js";
+import type { Candidate } from "./types.js";
+
+export interface SearchDeps {
+  db: Db;
+  models: (catalog: InstalledCatalog) => Models;
+  renderBudgetTokens: number;
+  maxResponseBytes: number;
+}
+
+const SCORED = {
+  scored: true,
+  score_semantics: "query_relative",
+  score_range: [0, 1],
+  normalization: "min_max",
+  normalization_scope: "ranked_candidates",
+  calibrated: false,
+  higher_is_better: true,
+  native_score_field: "rank_score",
+} as const;
+
+interface Ranked {
+  candidate: Candidate;
+  rank_score?: number;
+  score: number | null;
+  source_ranks?: Record<string, number>;
+}
+
+/** The query embedding of the part's profile, when its mode needs one. */
+async function queryVector(
+  deps: SearchDeps,
+  catalog: InstalledCatalog,
+  part: SearchPart,
+  q: string | undefined,
+): Promise<QueryVector | undefined> {
+  if (part.mode !== "vector" && part.mode !== "hybrid") return undefined;
+  const alias = catalog.index.searchProfiles.get(part.profile)?.def.embedding;
+  const def = alias ? catalog.index.models.def.aliases[alias] : undefined;
+  if (!alias || def?.kind !== "embedding") return undefined;
+  try {
+    const [vector] = await deps.models(catalog).embed(alias, [q ?? ""]);
+    return { space: def.space, vector: vector as number[] };
+  } catch (error) {
+    throw modelAppError(error, "embeddings");
+  }
+}
+
+function formulaOf(catalog: InstalledCatalog, part: SearchPart): RankNode | undefined {
+  if (part.mode === "structured") return undefined;
+  return part.rank ?? catalog.index.rank.formulas[part.mode];
+}
+
+/** Ranks a pool: by the rank expression, or as given (structured). Scores span the whole pool. */
+function rankPool(pool: Candidate[], formula: RankNode | undefined, now: Date): Ranked[] {
+  if (!formula) return pool.map((candidate) => ({ candidate, score: null }));
+  const values = evaluateRank(formula, pool, now);
+  const scores = minMaxScores(values);
+  return orderByRank(pool, values).map((i) => ({
+    candidate: pool[i] as Candidate,
+    rank_score: values[i] as number,
+    score: scores[i] as number,
+  }));
+}
+
+export async function executeSearch(
+  deps: SearchDeps,
+  workspaceId: string,
+  catalog: InstalledCatalog,
+  spec: SearchSpec,
+) {
+  const now = new Date();
+  const parts: (SearchPart & { name?: string; weight?: number })[] = spec.sources ?? [spec];
+  const proposals: Proposal[] = [];
+  for (const part of parts) {
+    const query = await queryVector(deps, catalog, part, spec.q);
+    proposals.push(await propose({ db: deps.db, workspaceId, catalog, part, q: spec.q, query }));
+  }
+  let ranked: Ranked[];
+  let kind: "rank_expression" | "rrf" | "structured";
+  if (!spec.sources) {
+    const formula = formulaOf(catalog, spec);
+    kind = formula ? "rank_expression" : "structured";
+    ranked = rankPool(proposals[0]?.candidates ?? [], formula, now);
+  } else {
+    kind = "rrf";
+    const byId = new Map<string, Candidate>();
+    const lists = spec.sources.map((source, i) => {
+      const sourceRanked = rankPool(proposals[i]?.candidates ?? [], formulaOf(catalog, source), now).slice(
+        0,
+        source.k,
+      );
+      for (const r of sourceRanked) byId.set(r.candidate.id, r.candidate);
+      return { name: source.name, weight: source.weight, ids: sourceRanked.map((r) => r.candidate.id) };
+    });
+    let fused = fuseRrf(lists, spec.fuse.rank_constant);
+    if (spec.boost) {
+      const pool = fused.map((f) => byId.get(f.id) as Candidate);
+      fused = applyBoost(fused, evaluateRank(spec.boost, pool, now));
+    }
+    const scores = minMaxScores(fused.map((f) => f.rank_score));
+    ranked = fused.map((f, i) => ({
+      candidate: byId.get(f.id) as Candidate,
+      rank_score: f.rank_score,
+      score: scores[i] as number,
+      source_ranks: f.source_ranks,
+    }));
+  }
+  const top = ranked.slice(0, spec.k);
+  const hits = top.map((r, i) => {
+    const declaration = catalog.index.collections.get(
+      `${r.candidate.collection}@${r.candidate.collection_version}`,
+    )?.def;
+    return {
+      id: r.candidate.id,
+      rank: i + 1,
+      score: r.score,
+      ...(r.rank_score === undefined ? {} : { rank_score: r.rank_score }),
+      ...(r.source_ranks ? { source_ranks: r.source_ranks } : {}),
+      ...(declaration ? shapeHit(r.candidate, spec, declaration) : {}),
+    };
+  });
+  const displayScores = [...catalog.index.processors.values()]
+    .filter((p) => p.def.kind === "score")
+    .map((p) => p.def.name);
+  const render = spec.render
+    ? renderRows(
+        top.map((r) => r.candidate),
+        { budgetTokens: deps.renderBudgetTokens, fence: spec.fence, displayScores },
+      )
+    : undefined;
+  const layout = storageLayout(deps.db);
+  const response = {
+    hits,
+    ranking: kind === "structured" ? { kind, scored: false } : { kind, ...SCORED },
+    rendered: render?.rendered ?? null,
+    truncated: render?.truncated ?? false,
+    backend: parts.map((part, i) => ({
+      name: part.profile,
+      layout,
+      candidate_count: proposals[i]?.count ?? 0,
+      ...(part.name ? { source: part.name } : {}),
+    })),
+    profiles: [...new Set(parts.map((part) => part.profile))].sort(),
+  };
+  const bytes = Buffer.byteLength(JSON.stringify(response));
+  if (bytes > deps.maxResponseBytes) {
+    throw new AppError(
+      "response_too_large",
+      `the response would be ${bytes} bytes (limit ${deps.maxResponseBytes}); reduce k, include, fields or annotations`,
+    );
+  }
+  await touch(
+    deps.db,
+    workspaceId,
+    hits.map((h) => h.id),
+  );
+  return response;
+}
+
+/** last_accessed of returned records, for the age_hours(last_accessed) signal: one statement. */
+async function touch(db: Db, workspaceId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    "UPDATE records SET last_accessed = now() WHERE workspace_id = $1 AND id = ANY($2::uuid[])",
+    [workspaceId, ids],
+  );
+}

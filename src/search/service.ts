@@ -1,0 +1,67 @@
+// Search and view entry points: validate against the installed catalog, then execute.
+import { requireCatalog } from "../catalog/index.js";
+import { validateSearchSpec } from "../catalog/search-spec.js";
+import { viewSearch } from "../catalog/views.js";
+import { AppError } from "../platform/errors.js";
+import { executeSearch, type SearchDeps } from "./execute.js";
+
+export interface SearchLimits {
+  maxQueryChars: number;
+}
+
+export async function search(deps: SearchDeps & SearchLimits, workspaceId: string, body: unknown) {
+  const catalog = await requireCatalog(deps.db, workspaceId);
+  const spec = validateSearchSpec(body, catalog.index, { maxQueryChars: deps.maxQueryChars });
+  return executeSearch(deps, workspaceId, catalog, spec);
+}
+
+export interface QuickSearch {
+  q: string;
+  entity?: string;
+  collection?: string;
+  k?: number;
+}
+
+/** GET /search: a hybrid search over the visible collections, rendered for a prompt. */
+export function quickSearch(deps: SearchDeps & SearchLimits, workspaceId: string, query: QuickSearch) {
+  const scope: Record<string, unknown> = {};
+  if (query.entity !== undefined) scope.entities = [query.entity];
+  if (query.collection !== undefined) scope.collections = [query.collection];
+  return search(deps, workspaceId, {
+    mode: "hybrid",
+    q: query.q,
+    ...(query.k === undefined ? {} : { k: query.k }),
+    scope,
+    include: ["text", "collection", "type", "occurred_at"],
+    render: true,
+  });
+}
+
+/** POST /views/{name}/query: the active version of the view, its parameters, then the search. */
+export async function queryView(
+  deps: SearchDeps & SearchLimits,
+  workspaceId: string,
+  name: string,
+  args: unknown,
+) {
+  const catalog = await requireCatalog(deps.db, workspaceId);
+  const entry = [...catalog.index.views.entries()].find(([, e]) => e.def.name === name && e.def.active);
+  if (!entry) throw new AppError("view_not_found", `no active view "${name}"`);
+  const [id, { def: view }] = entry;
+  if (view.kind !== "search") {
+    throw new AppError(
+      "not_implemented",
+      `view "${name}" is a ${view.kind} view; graph views are not served yet`,
+    );
+  }
+  const { parameters, spec } = viewSearch(view, args ?? {}, catalog.index, {
+    maxQueryChars: deps.maxQueryChars,
+  });
+  const result = await executeSearch(deps, workspaceId, catalog, spec);
+  return {
+    ...result,
+    view: { name: view.name, version: view.version, hash: catalog.hashes[`views:${id}`] },
+    parameters,
+    input_record_ids: result.hits.map((hit) => hit.id),
+  };
+}

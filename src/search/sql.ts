@@ -1,0 +1,155 @@
+// SQL of search: candidate proposals per mode with every visibility rule and filter applied
+// against the records table itself (the system of record), so nothing is re-checked later.
+import type { FieldCondition, OrderBy, SearchPart } from "../catalog/search-spec.js";
+import type { CollectionDef } from "../catalog/types.js";
+import { SYSTEM_COLLECTION } from "../records/index.js";
+
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Columns every candidate carries (src/search/types.ts Candidate). */
+export const CANDIDATE_COLUMNS = `r.id, r.seq, r.collection, r.collection_version, r.entity, r.type, r.key, r.status,
+  r.depth, r.run_id, r.text, r.content, r.scores, r.annotations, r.occurred_at, r.created_at, r.last_accessed`;
+
+/** The declared path of a field, as a Postgres text[] path literal parameter. */
+function pathParam(params: Params, path: string): string {
+  return `${params.add(path.split("."))}::text[]`;
+}
+
+function numberAt(json: string): string {
+  return `(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json} #>> '{}')::numeric END)`;
+}
+
+function timeAt(json: string): string {
+  return `(CASE WHEN jsonb_typeof(${json}) = 'string' AND (${json} #>> '{}') ~ '^\\d{4}-\\d{2}-\\d{2}T' THEN (${json} #>> '{}')::timestamptz END)`;
+}
+
+function conditionSql(params: Params, json: string, type: string, condition: FieldCondition): string[] {
+  const out: string[] = [];
+  const compare = (op: string, value: unknown) =>
+    type === "datetime"
+      ? `${timeAt(json)} ${op} ${params.add(value)}::timestamptz`
+      : `${numberAt(json)} ${op} ${params.add(value)}::numeric`;
+  if (condition.eq !== undefined) out.push(`${json} = ${params.add(JSON.stringify(condition.eq))}::jsonb`);
+  if (condition.in !== undefined) {
+    out.push(`${json} IN (SELECT jsonb_array_elements(${params.add(JSON.stringify(condition.in))}::jsonb))`);
+  }
+  if (condition.gt !== undefined) out.push(compare(">", condition.gt));
+  if (condition.gte !== undefined) out.push(compare(">=", condition.gte));
+  if (condition.lt !== undefined) out.push(compare("<", condition.lt));
+  if (condition.lte !== undefined) out.push(compare("<=", condition.lte));
+  if (condition.exists !== undefined) {
+    const present = `(${json} IS NOT NULL AND jsonb_typeof(${json}) <> 'null')`;
+    out.push(condition.exists ? present : `NOT ${present}`);
+  }
+  if (condition.contains_any !== undefined) {
+    out.push(
+      `(jsonb_typeof(${json}) = 'array' AND ${json} ?| ${params.add(condition.contains_any)}::text[])`,
+    );
+  }
+  if (condition.contains_all !== undefined) {
+    out.push(
+      `(jsonb_typeof(${json}) = 'array' AND ${json} ?& ${params.add(condition.contains_all)}::text[])`,
+    );
+  }
+  return out;
+}
+
+/**
+ * Visibility and filters of one search: the caller's workspace, ready, not a tombstone, not a
+ * retracted slot, the collection versions in scope, status, keyed, current-ness (decided on
+ * heads, before readiness: a newer unready value hides the older one), entities, types, strict
+ * occurred_at bounds, depth, and every where condition.
+ */
+export function filterSql(
+  params: Params,
+  workspaceId: string,
+  part: SearchPart,
+  declarations: Map<string, CollectionDef>,
+): string {
+  const scope = part.scope;
+  const out = [
+    `r.workspace_id = ${params.add(workspaceId)}`,
+    "r.ready",
+    "NOT r.tombstone",
+    `r.collection <> ${params.add(SYSTEM_COLLECTION)}`,
+    `(r.collection, r.collection_version) IN (SELECT * FROM unnest(${params.add(part.targets.map((t) => t.name))}::text[], ${params.add(part.targets.map((t) => t.version))}::int[]))`,
+    `NOT EXISTS (SELECT 1 FROM heads t WHERE t.workspace_id = r.workspace_id AND t.entity = r.entity AND t.collection = r.collection
+       AND t.key = r.key AND t.status = r.status AND t.tombstone)`,
+  ];
+  if (scope.status !== "all") out.push(`r.status = ${params.add(scope.status)}`);
+  if (scope.keyed === true) out.push("r.key IS NOT NULL");
+  if (scope.keyed === false) out.push("r.key IS NULL");
+  if (scope.versions === "current") {
+    out.push(`(r.key IS NULL OR EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
+       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status AND h.record_id = r.id))`);
+  }
+  if (scope.entities) out.push(`r.entity = ANY(${params.add(scope.entities)}::text[])`);
+  if (scope.types) out.push(`r.type = ANY(${params.add(scope.types)}::text[])`);
+  if (scope.occurred_after) out.push(`r.occurred_at > ${params.add(scope.occurred_after)}::timestamptz`);
+  if (scope.occurred_before) out.push(`r.occurred_at < ${params.add(scope.occurred_before)}::timestamptz`);
+  if (scope.depth_lte !== undefined) out.push(`r.depth <= ${params.add(scope.depth_lte)}`);
+  for (const [field, condition] of Object.entries(part.where)) {
+    const declaration = declarationOf(declarations, part, field);
+    const json = `(r.content #> ${pathParam(params, declaration.path)})`;
+    out.push(...conditionSql(params, json, declaration.type, condition));
+  }
+  return out.join("\n  AND ");
+}
+
+/** A field's declaration; the validator guaranteed one path and type across the versions. */
+function declarationOf(declarations: Map<string, CollectionDef>, part: SearchPart, field: string) {
+  for (const target of part.targets) {
+    const found = declarations.get(`${target.name}@${target.version}`)?.fields[field];
+    if (found) return found;
+  }
+  throw new Error(`field ${field} is not declared in scope`);
+}
+
+/** ORDER BY of structured mode: declared sortable fields, then newest first for stability. */
+export function orderSql(
+  params: Params,
+  part: SearchPart,
+  declarations: Map<string, CollectionDef>,
+  orderBy: OrderBy[],
+): string {
+  const keys = orderBy.map((order) => {
+    const declaration = declarationOf(declarations, part, order.field);
+    const json = `(r.content #> ${pathParam(params, declaration.path)})`;
+    const value =
+      declaration.type === "number" || declaration.type === "integer"
+        ? numberAt(json)
+        : declaration.type === "datetime"
+          ? timeAt(json)
+          : `(${json} #>> '{}')`;
+    return `${value} ${order.direction === "desc" ? "DESC" : "ASC"} NULLS LAST`;
+  });
+  return [...keys, "r.seq DESC"].join(", ");
+}
+
+/**
+ * A tsquery matching records that contain any of the query's terms (CONVENTIONS.md): quoted
+ * phrases must appear as phrases, -term excludes.
+ */
+export function tsQuerySql(params: Params, config: string, q: string): string | undefined {
+  const cfg = `${params.add(config)}::regconfig`;
+  const wanted: string[] = [];
+  const excluded: string[] = [];
+  for (const match of q.matchAll(/(-?)"([^"]+)"|(-?)(\S+)/g)) {
+    const phrase = match[2];
+    const negate = (match[1] ?? match[3]) === "-";
+    const term = phrase ?? match[4] ?? "";
+    const sql = phrase
+      ? `phraseto_tsquery(${cfg}, ${params.add(term)})`
+      : `plainto_tsquery(${cfg}, ${params.add(term)})`;
+    (negate ? excluded : wanted).push(sql);
+  }
+  if (wanted.length === 0) return undefined;
+  const any = `(${wanted.join(" || ")})`;
+  return excluded.reduce((query, not) => `(${query} && !!${not})`, any);
+}

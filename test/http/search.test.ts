@@ -1,0 +1,339 @@
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workerHandlers } from "../../src/deps.js";
+import { Worker } from "../../src/worker/runner.js";
+import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import { exampleRequest } from "../support/example-catalog.js";
+import { waitFor } from "../support/wait.js";
+
+describe("search", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+  let workspaceId: string;
+  const ids: Record<string, string> = {};
+  const search = (body: object) => t.app.inject({ method: "POST", url: "/search", headers, payload: body });
+  const ok = async (body: object) => {
+    const res = await search(body);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  const write = async (name: string, row: object) => {
+    const res = await t.app.inject({ method: "POST", url: "/records", headers, payload: { records: [row] } });
+    expect(res.statusCode, res.body).toBe(200);
+    ids[name] = res.json().inserted[0].id;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const ws = await t.workspace("search");
+    headers = ws.headers;
+    workspaceId = ws.id;
+    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    const event = (text: string, extra: object = {}) => ({
+      collection: "customer_events",
+      entity: "acme",
+      type: "ticket",
+      text,
+      ...extra,
+    });
+    await write(
+      "card",
+      event("Card declined at checkout", {
+        content: { channel: "email", priority: 5 },
+        occurred_at: "2026-01-01T10:00:00Z",
+      }),
+    );
+    await write(
+      "refund",
+      event("Refund requested for duplicate charge", {
+        content: { channel: "chat", priority: 3 },
+        occurred_at: "2026-01-02T10:00:00Z",
+      }),
+    );
+    await write(
+      "login",
+      event("Cannot login <script>alert(1)</script> & more", {
+        content: { channel: "web", priority: 1 },
+        occurred_at: "2026-01-03T10:00:00Z",
+      }),
+    );
+    await write("other", { ...event("Card declined for globex"), entity: "globex" });
+    await write("planOld", {
+      collection: "customer_facts",
+      entity: "acme",
+      type: "fact",
+      key: "plan",
+      text: "free plan",
+      content: { value: "free" },
+    });
+    await write("planNew", {
+      collection: "customer_facts",
+      entity: "acme",
+      type: "fact",
+      key: "plan",
+      text: "pro plan",
+      content: { value: "pro" },
+    });
+    await write("phone", {
+      collection: "customer_facts",
+      entity: "acme",
+      type: "fact",
+      key: "phone",
+      text: "phone 555",
+      content: { value: "555" },
+    });
+    await write("phoneGone", {
+      collection: "customer_facts",
+      entity: "acme",
+      type: "fact",
+      key: "phone",
+      text: "",
+      tombstone: true,
+      content: {},
+    });
+    await write("draft", {
+      collection: "customer_facts",
+      entity: "acme",
+      type: "fact",
+      key: "plan",
+      text: "enterprise plan draft",
+      status: "draft",
+      content: { value: "ent" },
+    });
+    const worker = new Worker({
+      db: t.db,
+      log: pino({ level: "silent" }),
+      handlers: await workerHandlers(testConfig()),
+      pollMs: 20,
+    });
+    await worker.start();
+    await waitFor(async () => {
+      const { rows } = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
+        [workspaceId],
+      );
+      return rows[0]?.n === 0;
+    });
+    await worker.stop();
+  });
+  afterAll(() => t.close());
+
+  it("text mode finds records with any of the terms, top score 1.0", async () => {
+    const body = await ok({
+      mode: "text",
+      q: "declined refund",
+      scope: { entities: ["acme"] },
+      include: ["text"],
+    });
+    expect(body.hits.map((h: any) => h.id).sort()).toEqual([ids.card, ids.refund].sort());
+    expect(body.hits[0]).toMatchObject({ rank: 1, score: 1 });
+    expect(typeof body.hits[0].rank_score).toBe("number");
+    expect(body.ranking).toMatchObject({
+      kind: "rank_expression",
+      scored: true,
+      normalization: "min_max",
+      native_score_field: "rank_score",
+    });
+    expect(body.backend[0]).toMatchObject({
+      name: "support",
+      layout: expect.stringMatching(/\/(hnsw|exact)$/),
+    });
+    expect(body.profiles).toEqual(["support"]);
+    expect(body.rendered).toBeNull();
+    expect(body.truncated).toBe(false);
+  });
+
+  it("structured mode orders by order_by with null scores", async () => {
+    const body = await ok({
+      mode: "structured",
+      scope: { collections: ["customer_events"], entities: ["acme"] },
+      order_by: [{ field: "priority", direction: "desc" }],
+      fields: ["priority"],
+    });
+    expect(body.hits.map((h: any) => h.id)).toEqual([ids.card, ids.refund, ids.login]);
+    expect(body.hits[0]).toMatchObject({ score: null, fields: { priority: 5 } });
+    expect(body.hits[0].rank_score).toBeUndefined();
+    expect(body.ranking).toEqual({ kind: "structured", scored: false });
+  });
+
+  it("recent mode ranks the newest occurrence first", async () => {
+    const body = await ok({
+      mode: "recent",
+      scope: { collections: ["customer_events"], entities: ["acme"] },
+    });
+    expect(body.hits[0].id).toBe(ids.login);
+  });
+
+  it("vector and hybrid modes rank the closest text first", async () => {
+    for (const mode of ["vector", "hybrid"]) {
+      const body = await ok({
+        mode,
+        q: "Refund requested for duplicate charge",
+        scope: { collections: ["customer_events"] },
+      });
+      expect(body.hits[0].id).toBe(ids.refund);
+    }
+  });
+
+  it("returns only current values: no superseded, retracted or draft rows", async () => {
+    const body = await ok({ mode: "recent", scope: { collections: ["customer_facts"], entities: ["acme"] } });
+    expect(body.hits.map((h: any) => h.id)).toEqual([ids.planNew]);
+    const all = await ok({
+      mode: "recent",
+      scope: { collections: ["customer_facts"], entities: ["acme"], versions: "all" },
+    });
+    expect(all.hits.map((h: any) => h.id).sort()).toEqual([ids.planNew, ids.planOld].sort());
+    const drafts = await ok({
+      mode: "recent",
+      scope: { collections: ["customer_facts"], entities: ["acme"], status: "draft" },
+    });
+    expect(drafts.hits.map((h: any) => h.id)).toEqual([ids.draft]);
+  });
+
+  it("never returns another workspace's records", async () => {
+    const other = await t.workspace("search-other");
+    await t.app.inject({
+      method: "POST",
+      url: "/catalog",
+      headers: other.headers,
+      payload: await exampleRequest(),
+    });
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/search",
+      headers: other.headers,
+      payload: { mode: "text", q: "declined" },
+    });
+    expect(res.json().hits).toEqual([]);
+  });
+
+  it("applies strict occurred_at bounds and where conditions", async () => {
+    const bounded = await ok({
+      mode: "recent",
+      scope: {
+        collections: ["customer_events"],
+        occurred_after: "2026-01-01T10:00:00Z",
+        occurred_before: "2026-01-03T10:00:00Z",
+      },
+    });
+    expect(bounded.hits.map((h: any) => h.id)).toEqual([ids.refund]);
+    const where = await ok({
+      mode: "recent",
+      scope: { collections: ["customer_events"] },
+      where: { channel: { in: ["chat", "web"] }, priority: { gte: 2 } },
+    });
+    expect(where.hits.map((h: any) => h.id)).toEqual([ids.refund]);
+  });
+
+  it("renders escaped rows, fenced when asked", async () => {
+    const body = await ok({
+      mode: "text",
+      q: "login",
+      render: true,
+      fence: { tag: "memory", preamble: "Records <below>" },
+    });
+    expect(body.rendered).toContain('<memory untrusted="true">');
+    expect(body.rendered).toContain("&lt;script&gt;");
+    expect(body.rendered).not.toContain("<script>");
+    expect(body.rendered).toContain("Records &lt;below&gt;");
+  });
+
+  it("fuses sources by RRF: rank_score is the sum of weight / (rank_constant + rank)", async () => {
+    const body = await ok({
+      q: "declined refund login",
+      sources: [
+        { name: "words", mode: "text", scope: { collections: ["customer_events"] }, weight: 2 },
+        { name: "newest", mode: "recent", scope: { collections: ["customer_events"] } },
+      ],
+      fuse: { kind: "rrf", rank_constant: 10 },
+    });
+    expect(body.ranking.kind).toBe("rrf");
+    for (const hit of body.hits) {
+      const weights: Record<string, number> = { words: 2, newest: 1 };
+      const expected = Object.entries(hit.source_ranks as Record<string, number>).reduce(
+        (sum, [name, rank]) => sum + (weights[name] as number) / (10 + rank),
+        0,
+      );
+      expect(hit.rank_score).toBeCloseTo(expected, 12);
+    }
+    expect(body.backend.map((b: any) => b.source)).toEqual(["words", "newest"]);
+  });
+
+  it("refuses an oversized response with 409 response_too_large", async () => {
+    const small = await createTestApp({ env: { MAX_RESPONSE_BYTES: "1024" }, testDb: t.testDb });
+    try {
+      const res = await small.app.inject({
+        method: "POST",
+        url: "/search",
+        headers,
+        payload: {
+          mode: "recent",
+          include: ["text", "collection", "type", "entity", "occurred_at", "created_at"],
+          render: true,
+        },
+      });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().code).toBe("response_too_large");
+    } finally {
+      await small.app.close();
+    }
+  });
+
+  it("GET /search runs a rendered hybrid search and refuses other parameters", async () => {
+    const res = await t.app.inject({ url: "/search?q=refund&entity=acme&k=3", headers });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().hits[0]).toMatchObject({
+      id: ids.refund,
+      collection: "customer_events",
+      type: "ticket",
+    });
+    expect(typeof res.json().rendered).toBe("string");
+    expect((await t.app.inject({ url: "/search?q=refund&mode=text", headers })).statusCode).toBe(422);
+    expect((await t.app.inject({ url: "/search", headers })).statusCode).toBe(422);
+  });
+
+  it("refuses invalid requests with 422 request_schema", async () => {
+    const res = await search({ mode: "text" });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe("request_schema");
+  });
+
+  describe("views", () => {
+    const query = (name: string, body: object) =>
+      t.app.inject({ method: "POST", url: `/views/${name}/query`, headers, payload: body });
+
+    it("runs the active version and returns the wrapper", async () => {
+      const res = await query("customer_history", { customer: "acme", question: "refund" });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      expect(body.view).toMatchObject({
+        name: "customer_history",
+        version: 1,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
+      expect(body.parameters).toEqual({ customer: "acme", question: "refund", limit: 10 });
+      expect(body.input_record_ids).toEqual(body.hits.map((h: any) => h.id));
+      expect(body.hits[0].id).toBe(ids.refund);
+      expect(body.backend).toHaveLength(1);
+    });
+
+    it("refuses unknown, missing, mistyped and out-of-range parameters", async () => {
+      for (const args of [
+        { customer: "acme", question: "x", colour: "red" },
+        { question: "x" },
+        { customer: 5, question: "x" },
+        { customer: "acme", question: "x", limit: 500 },
+      ]) {
+        const res = await query("customer_history", args);
+        expect(res.statusCode).toBe(422);
+        expect(res.json().code).toBe("request_schema");
+      }
+    });
+
+    it("answers 404 view_not_found for an unknown view", async () => {
+      const res = await query("nope", {});
+      expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe("view_not_found");
+    });
+  });
+});
