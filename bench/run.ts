@@ -115,6 +115,89 @@ async function writeToReady(
   return rate;
 }
 
+const SEARCHES: Record<string, (q: string) => { path: string; body: unknown }> = {
+  text: (q) => ({ path: "/search", body: { mode: "text", q, k: 20 } }),
+  vector: (q) => ({ path: "/search", body: { mode: "vector", q, k: 20 } }),
+  hybrid: (q) => ({ path: "/search", body: { mode: "hybrid", q, k: 20 } }),
+  recent: (q) => ({
+    path: "/search",
+    body: { mode: "recent", k: 20, scope: { entities: [`customer-${q.length % 500}`] } },
+  }),
+  structured: () => ({
+    path: "/search",
+    body: {
+      mode: "structured",
+      k: 20,
+      scope: { collections: ["customer_events"] },
+      where: { priority: { gte: 4 } },
+      order_by: [{ field: "priority", direction: "desc" }],
+    },
+  }),
+  rrf: (q) => ({
+    path: "/search",
+    body: {
+      q,
+      k: 20,
+      sources: [
+        { name: "words", mode: "text", scope: { collections: ["customer_events"] } },
+        { name: "meaning", mode: "vector", scope: { collections: ["customer_events"] } },
+      ],
+      fuse: { kind: "rrf" },
+    },
+  }),
+  view: (q) => ({
+    path: "/views/customer_history/query",
+    body: { customer: `customer-${q.length % 500}`, question: q },
+  }),
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+/** p50/p95/p99 latency and requests/s per search kind, at 1 and 8 concurrent clients. */
+async function searchLatency(url: string, key: string) {
+  const out: Record<string, Record<string, number>> = {};
+  const requests = Math.max(50, Math.min(400, Math.floor(RECORDS / 50)));
+  for (const [name, make] of Object.entries(SEARCHES)) {
+    for (const clients of [1, 8]) {
+      const times: number[] = [];
+      let next = 0;
+      let limit = 10;
+      const client = async () => {
+        while (next < limit) {
+          const i = next++;
+          const { path, body } = make(sentence(2 + (i % 3)));
+          const t0 = performance.now();
+          const res = await fetch(`${url}${path}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          if (res.status !== 200) throw new Error(`${name} failed: ${res.status} ${await res.text()}`);
+          await res.arrayBuffer();
+          times.push(performance.now() - t0);
+        }
+      };
+      await client(); // warm-up: plans and caches, not measured
+      next = 0;
+      limit = requests;
+      times.length = 0;
+      const started = performance.now();
+      await Promise.all(Array.from({ length: clients }, client));
+      const elapsed = (performance.now() - started) / 1000;
+      times.sort((a, b) => a - b);
+      out[`${name} x${clients}`] = {
+        p50: Number(percentile(times, 50).toFixed(1)),
+        p95: Number(percentile(times, 95).toFixed(1)),
+        p99: Number(percentile(times, 99).toFixed(1)),
+        rps: Math.round(requests / elapsed),
+      };
+    }
+  }
+  return out;
+}
+
 const { db, label, drop } = await openBenchDb();
 try {
   await migrate(db);
@@ -142,6 +225,7 @@ try {
     write_to_ready_rows_per_s: await writeToReady(db, config, url, ws),
     ingest_single_row_per_s: await ingest(url, ws.api_key, "learning_signals", 1),
   };
+  const latency = await searchLatency(url, ws.api_key);
   await app.close();
   const result = {
     date: new Date().toISOString(),
@@ -155,11 +239,14 @@ try {
       node: process.version,
     },
     ingest: Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Math.round(v)])),
+    search: latency,
   };
   console.log(
     `ingest on ${label}: ${RECORDS} rows, batches of ${BATCH} (single rows: batches of 1), ${CLIENTS} clients`,
   );
   console.table(result.ingest);
+  console.log("search latency (ms) and throughput (requests/s) at 1 and 8 concurrent clients");
+  console.table(result.search);
   await mkdir("bench/results", { recursive: true });
   await writeFile(
     `bench/results/${result.date.slice(0, 10)}-${label}.json`,

@@ -93,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     renderBudgetTokens: deps.config.renderBudgetTokens,
     maxResponseBytes: deps.config.maxResponseBytes,
     maxQueryChars: deps.config.maxQueryChars,
+    graphLimitMax: deps.config.graphLimitMax,
   });
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();

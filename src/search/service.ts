@@ -4,6 +4,7 @@ import { validateSearchSpec } from "../catalog/search-spec.js";
 import { viewSearch } from "../catalog/views.js";
 import { AppError } from "../platform/errors.js";
 import { executeSearch, type SearchDeps } from "./execute.js";
+import { queryGraphView } from "./graph.js";
 
 export interface SearchLimits {
   maxQueryChars: number;
@@ -39,7 +40,8 @@ export function quickSearch(deps: SearchDeps & SearchLimits, workspaceId: string
 
 /** POST /views/{name}/query: the active version of the view, its parameters, then the search. */
 export async function queryView(
-  deps: SearchDeps & SearchLimits,
+  // graphLimitMax: GRAPH_LIMIT_MAX (the spec's ceiling of 500 when a caller passes none).
+  deps: SearchDeps & SearchLimits & { graphLimitMax?: number },
   workspaceId: string,
   name: string,
   args: unknown,
@@ -49,10 +51,9 @@ export async function queryView(
   if (!entry) throw new AppError("view_not_found", `no active view "${name}"`);
   const [id, { def: view }] = entry;
   if (view.kind !== "search") {
-    throw new AppError(
-      "not_implemented",
-      `view "${name}" is a ${view.kind} view; graph views are not served yet`,
-    );
+    const graphLimitMax = deps.graphLimitMax ?? 500;
+    const graphDeps = { db: deps.db, graphLimitMax, maxResponseBytes: deps.maxResponseBytes };
+    return queryGraphView(graphDeps, workspaceId, catalog, view, catalog.hashes[`views:${id}`], args ?? {});
   }
   const { parameters, spec } = viewSearch(view, args ?? {}, catalog.index, {
     maxQueryChars: deps.maxQueryChars,

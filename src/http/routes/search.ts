@@ -2,7 +2,10 @@ import type { FastifyInstance } from "fastify";
 import type { SearchDeps } from "../../search/execute.js";
 import { type QuickSearch, queryView, quickSearch, search } from "../../search/service.js";
 
-export function searchRoutes(app: FastifyInstance, deps: SearchDeps & { maxQueryChars: number }): void {
+export function searchRoutes(
+  app: FastifyInstance,
+  deps: SearchDeps & { maxQueryChars: number; graphLimitMax: number },
+): void {
   const tags = ["search"];
   app.post<{ Body: unknown }>(
     "/search",
