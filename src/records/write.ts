@@ -84,7 +84,7 @@ export async function writeRecords(
 ): Promise<WriteResult> {
   const seen = await requireCatalog(db, workspace.id);
   let valid = validateRows(rows, seen, options.maxBatch);
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
     // every earlier commit, seq order is commit order, and the contract cannot change under us.
     const { rows: seqRows } = await tx.query<{ last_seq: number }>(sql.LOCK_SEQ, [workspace.id]);
@@ -156,4 +156,6 @@ export async function writeRecords(
       duplicates: planned.flatMap((p) => (p.duplicateOf ? [{ index: p.row.index, id: p.duplicateOf }] : [])),
     };
   });
+  db.noteWrites(result.inserted.length);
+  return result;
 }

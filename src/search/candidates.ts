@@ -24,7 +24,8 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
 /** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
 function similaritySql(db: Db, params: Params, query: QueryVector): string {
   const vector = params.add(JSON.stringify(query.vector));
-  if (db.hasVector) return `(1 - (e.embedding <=> ${vector}::text::vector))`;
+  // A sub-select, so the query vector is parsed once per statement, not once per row.
+  if (db.hasVector) return `(1 - (e.embedding <=> (SELECT ${vector}::text::vector)))`;
   return `(SELECT sum(a * b) / NULLIF(sqrt(sum(a * a)) * sqrt(sum(b * b)), 0)
     FROM unnest(e.embedding, ARRAY(SELECT jsonb_array_elements_text(${vector}::jsonb)::real)) AS t(a, b))`;
 }

@@ -71,6 +71,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     pool,
     query: root.query,
     exec: root.exec,
+    // The server's autovacuum keeps statistics current.
+    noteWrites: () => undefined,
     transaction: (fn) => transaction(fn),
     withWorkspaceLock: (workspaceId, fn) => transaction(fn, workspaceId),
     // A dedicated connection: LISTEN belongs to a session, and pooled clients are shared.

@@ -21,6 +21,12 @@ export interface Db extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** A transaction that holds the workspace's advisory lock until it ends. */
   withWorkspaceLock<T>(workspaceId: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Tells the database how many rows a write added, so that planner statistics follow the data:
+   * PGlite has no autovacuum, so it re-analyzes after enough growth; a server's autovacuum does
+   * this itself.
+   */
+  noteWrites(rows: number): void;
   /** Calls onNotify for each NOTIFY on the channel until the returned function is called. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -28,6 +28,3 @@ BEGIN
   END IF;
 END
 $$;
-
--- Per-space scans (exact search, coverage checks) read a workspace's vectors of one space.
-CREATE INDEX embeddings_space ON embeddings (workspace_id, space);
