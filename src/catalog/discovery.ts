@@ -10,8 +10,7 @@ import { ref } from "./types.js";
 import { viewDiscoveryEntry } from "./views.js";
 
 /** The score contract every ranked search response carries (spec "Search response"). */
-export const SCORE_CONTRACT = {
-  kinds: ["rank_expression", "llm_judge", "rrf", "structured"],
+export const SCORE_SEMANTICS = {
   score_semantics: "query_relative",
   score_range: [0, 1],
   normalization: "min_max",
@@ -19,6 +18,11 @@ export const SCORE_CONTRACT = {
   calibrated: false,
   higher_is_better: true,
   native_score_field: "rank_score",
+} as const;
+
+export const SCORE_CONTRACT = {
+  kinds: ["rank_expression", "llm_judge", "rrf", "structured"],
+  ...SCORE_SEMANTICS,
 } as const;
 
 function sortedEntries<T>(map: Map<string, T>): [string, T][] {

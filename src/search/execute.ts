@@ -1,5 +1,6 @@
 // Search execution: propose candidates per search, rank them with the rank expression (or
 // order_by in structured mode), fuse sources by RRF, shape hits, render, bound the response.
+import { SCORE_SEMANTICS } from "../catalog/discovery.js";
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { RankNode } from "../catalog/rank.js";
 import type { SearchPart, SearchSpec } from "../catalog/search-spec.js";
@@ -20,17 +21,6 @@ export interface SearchDeps {
   renderBudgetTokens: number;
   maxResponseBytes: number;
 }
-
-const SCORED = {
-  scored: true,
-  score_semantics: "query_relative",
-  score_range: [0, 1],
-  normalization: "min_max",
-  normalization_scope: "ranked_candidates",
-  calibrated: false,
-  higher_is_better: true,
-  native_score_field: "rank_score",
-} as const;
 
 interface Ranked {
   candidate: Candidate;
@@ -144,7 +134,7 @@ export async function executeSearch(
   const layout = storageLayout(deps.db);
   const response = {
     hits,
-    ranking: kind === "structured" ? { kind, scored: false } : { kind, ...SCORED },
+    ranking: kind === "structured" ? { kind, scored: false } : { kind, scored: true, ...SCORE_SEMANTICS },
     rendered: render?.rendered ?? null,
     truncated: render?.truncated ?? false,
     backend: parts.map((part, i) => ({

@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workerHandlers } from "../../src/deps.js";
 import { AppError } from "../../src/platform/errors.js";
 import { queryView } from "../../src/search/service.js";
-import { Worker } from "../../src/worker/runner.js";
-import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
+import { startTestWorker } from "../support/worker.js";
 
 describe("graph views", () => {
   let t: TestApp;
@@ -102,13 +100,7 @@ describe("graph views", () => {
       randomUUID(),
     ]);
 
-    const worker = new Worker({
-      db: t.db,
-      log: pino({ level: "silent" }),
-      handlers: await workerHandlers(testConfig()),
-      pollMs: 20,
-    });
-    await worker.start();
+    const worker = await startTestWorker(t.db);
     await waitFor(async () => {
       const { rows } = await t.db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready AND id <> $2",

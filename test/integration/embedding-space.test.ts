@@ -1,10 +1,9 @@
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workerHandlers } from "../../src/deps.js";
-import { Worker } from "../../src/worker/runner.js";
-import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import type { Worker } from "../../src/worker/runner.js";
+import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
+import { startTestWorker } from "../support/worker.js";
 
 const NEW_ALIAS = `  embed_v2:
     provider: local
@@ -62,13 +61,7 @@ describe("embedding space cut-over", () => {
     ({ headers } = await t.workspace("spaces"));
     files = (await exampleRequest()).files;
     await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
-    worker = new Worker({
-      db: t.db,
-      log: pino({ level: "silent" }),
-      handlers: await workerHandlers(testConfig()),
-      pollMs: 20,
-    });
-    await worker.start();
+    worker = await startTestWorker(t.db);
     const res = await t.app.inject({
       method: "POST",
       url: "/records",

@@ -1,10 +1,8 @@
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workerHandlers } from "../../src/deps.js";
-import { Worker } from "../../src/worker/runner.js";
-import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
+import { startTestWorker } from "../support/worker.js";
 
 describe("POST /reindex", () => {
   let t: TestApp;
@@ -60,13 +58,7 @@ describe("POST /reindex", () => {
     const res = await reindex({ since_seq: 0 });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ mode: "since_seq", target_count: 4, enqueued_jobs: 1 });
-    const worker = new Worker({
-      db: t.db,
-      log: pino({ level: "silent" }),
-      handlers: await workerHandlers(testConfig()),
-      pollMs: 20,
-    });
-    await worker.start();
+    const worker = await startTestWorker(t.db);
     try {
       await waitFor(async () => {
         const { rows } = await t.db.query<{ n: number }>(
