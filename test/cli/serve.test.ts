@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, cliEnv, collect, runCli, startCli } from "../support/cli.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
+import { EXAMPLE_DIR } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 
 /** Waits until the server logs its address; returns it with the stderr read so far. */
@@ -87,6 +88,21 @@ describe("engram serve (the quick start)", () => {
     await waitFor(
       async () => (await (await fetch(`${url}/records/${inserted.id}`, { headers: auth })).json()).ready,
     );
+  });
+
+  it("engram catalog publish uploads a directory through the API", async () => {
+    const client = { ...env, ENGRAM_API_URL: url, ENGRAM_API_KEY: demoKey };
+    const dry = await runCli(
+      ["catalog", "publish", EXAMPLE_DIR, "--package", "support@1.0.0", "--dry-run"],
+      client,
+    );
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ verdict: "invisible", publishable: true });
+    const real = await runCli(["catalog", "publish", EXAMPLE_DIR, "--package", "support@1.0.0"], client);
+    expect(JSON.parse(real.stdout)).toMatchObject({ package: "support@1.0.0", loaded: true });
+    const refused = await runCli(["catalog", "publish", EXAMPLE_DIR, "--package", "support@9.9.9"], client);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("package_not_found");
   });
 
   it.skipIf(onServer)("holds the data directory: an operator command fails naming the pid", async () => {
