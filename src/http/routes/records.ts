@@ -21,6 +21,12 @@ const nameList = {
 const limit = { type: "integer", minimum: 1, maximum: 100, default: 20 } as const;
 const seq = { type: "integer", minimum: 0 } as const;
 const nonBlank = { type: "string", minLength: 1, pattern: "\\S" } as const;
+const includeSystem = { type: "boolean", default: false } as const;
+
+/** status=active|draft|all, defaulting as each read documents. */
+function statusFilter(fallback: StatusFilter) {
+  return { type: "string", enum: ["active", "draft", "all"], default: fallback } as const;
+}
 
 /** Lists arrive as ?collections=a,b or ?collections=a&collections=b. */
 function splitList(values: string[] | undefined): string[] | undefined {
@@ -87,8 +93,8 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
             entity: nonBlank,
             collections: nameList,
             types: nameList,
-            status: { type: "string", enum: ["active", "draft", "all"], default: "active" },
-            include_system: { type: "boolean", default: false },
+            status: statusFilter("active"),
+            include_system: includeSystem,
             limit,
             before_seq: seq,
           },
@@ -195,8 +201,8 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
             consumer: nonBlank,
             entity: nonBlank,
             collection: nonBlank,
-            status: { type: "string", enum: ["active", "draft", "all"], default: "all" },
-            include_system: { type: "boolean", default: false },
+            status: statusFilter("all"),
+            include_system: includeSystem,
             limit,
           },
           required: ["consumer"],
