@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/platform/errors.js";
 import { queryView } from "../../src/search/service.js";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
@@ -53,13 +52,7 @@ describe("graph views", () => {
     const ws = await t.workspace("graph");
     headers = ws.headers;
     workspaceId = ws.id;
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers,
-      payload: await exampleRequest(),
-    });
-    expect(res.statusCode, res.body).toBe(200);
+    await t.publishExample(headers);
 
     // The main graph: a cycle a -> b -> c -> a, a shortcut a -> c, and b -> a (an event row).
     await link("ab", "a", "cites", "b");

@@ -1,6 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
+
+// The compact row of GET /timeline (CONVENTIONS.md); /delta rows add entity.
+const TIMELINE_ROW = [
+  "collection",
+  "created_at",
+  "id",
+  "key",
+  "occurred_at",
+  "ready",
+  "seq",
+  "status",
+  "text",
+  "tombstone",
+  "type",
+];
 
 describe("records: reads and replay", () => {
   let t: TestApp;
@@ -43,7 +57,7 @@ describe("records: reads and replay", () => {
     const ws = await t.workspace("reads");
     headers = ws.headers;
     workspaceId = ws.id;
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
     [planOld] = await write([fact("plan", "free plan")]);
     await write([event("first note"), event("other entity", "globex")]);
     [planNew, phone] = await write([fact("plan", "pro plan"), fact("phone", "555-0100")]);
@@ -75,21 +89,7 @@ describe("records: reads and replay", () => {
         "first note",
         "free plan",
       ]);
-      expect(Object.keys(body.records[0]).sort()).toEqual(
-        [
-          "collection",
-          "created_at",
-          "id",
-          "key",
-          "occurred_at",
-          "ready",
-          "seq",
-          "status",
-          "text",
-          "tombstone",
-          "type",
-        ].sort(),
-      );
+      expect(Object.keys(body.records[0]).sort()).toEqual(TIMELINE_ROW);
       expect(body.records.find((r: any) => r.text === "pro plan").ready).toBe(false);
       expect(body.next_before_seq).toBeNull();
       expect(body.truncated).toBe(false);
@@ -232,22 +232,7 @@ describe("records: reads and replay", () => {
       const seqs = first.records.map((r: any) => r.seq);
       expect(seqs).toEqual([...seqs].sort((a: number, b: number) => a - b));
       expect(first.next_cursor).toBe(seqs[2]);
-      expect(Object.keys(first.records[0]).sort()).toEqual(
-        [
-          "collection",
-          "created_at",
-          "entity",
-          "id",
-          "key",
-          "occurred_at",
-          "ready",
-          "seq",
-          "status",
-          "text",
-          "tombstone",
-          "type",
-        ].sort(),
-      );
+      expect(Object.keys(first.records[0]).sort()).toEqual([...TIMELINE_ROW, "entity"].sort());
       // Without a cursor move the same page comes back.
       expect((await get("/delta?consumer=c1&limit=3")).records).toEqual(first.records);
       const moved = await t.app.inject({
@@ -328,12 +313,7 @@ describe("records: reads and replay", () => {
   describe("workspace isolation", () => {
     it("shows another workspace nothing of these records", async () => {
       const other = await t.workspace("reads-other");
-      await t.app.inject({
-        method: "POST",
-        url: "/catalog",
-        headers: other.headers,
-        payload: await exampleRequest(),
-      });
+      await t.publishExample(other.headers);
       expect((await get("/timeline?entity=acme", other.headers)).records).toEqual([]);
       expect((await get("/document?entity=acme", other.headers)).beliefs).toEqual([]);
       expect(

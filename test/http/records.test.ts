@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
 
 describe("records: writes", () => {
   let t: TestApp;
@@ -20,13 +19,7 @@ describe("records: writes", () => {
     const ws = await t.workspace("records-w");
     headers = ws.headers;
     workspaceId = ws.id;
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers,
-      payload: await exampleRequest(),
-    });
-    expect(res.statusCode, res.body).toBe(200);
+    await t.publishExample(headers);
   });
   afterAll(() => t.close());
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
@@ -26,7 +25,7 @@ describe("search", () => {
     const ws = await t.workspace("search");
     headers = ws.headers;
     workspaceId = ws.id;
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
     const event = (text: string, extra: object = {}) => ({
       collection: "customer_events",
       entity: "acme",
@@ -184,12 +183,7 @@ describe("search", () => {
 
   it("never returns another workspace's records", async () => {
     const other = await t.workspace("search-other");
-    await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers: other.headers,
-      payload: await exampleRequest(),
-    });
+    await t.publishExample(other.headers);
     const res = await t.app.inject({
       method: "POST",
       url: "/search",

@@ -38,7 +38,7 @@ describe("backfill", () => {
   beforeAll(async () => {
     t = await createTestApp();
     ({ headers } = await t.workspace("backfill"));
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
     const records = Array.from({ length: 5 }, (_, i) => ({
       collection: "customer_events",
       entity: "c1",

@@ -60,7 +60,7 @@ describe("embedding space cut-over", () => {
     t = await createTestApp();
     ({ headers } = await t.workspace("spaces"));
     files = (await exampleRequest()).files;
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
     worker = await startTestWorker(t.db);
     const res = await t.app.inject({
       method: "POST",

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
 
 // Several writers race while a consumer tails /delta with /cursor. On the server the writers
 // run on separate pooled connections, so this exercises the seq/commit-order rule for real.
@@ -16,7 +15,7 @@ describe("concurrent writers and a replay consumer", () => {
   beforeAll(async () => {
     t = await createTestApp();
     ({ headers } = await t.workspace("concurrency"));
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
   });
   afterAll(() => t.close());
 

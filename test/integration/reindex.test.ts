@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
@@ -16,7 +15,7 @@ describe("POST /reindex", () => {
     const ws = await t.workspace("reindex");
     headers = ws.headers;
     workspaceId = ws.id;
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
     const records = Array.from({ length: 4 }, (_, i) => ({
       collection: "learning_signals",
       entity: "e",

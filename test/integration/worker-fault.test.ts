@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { cliEnv, collect, startCli } from "../support/cli.js";
 import { onServer } from "../support/db.js";
-import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 
 // Two worker processes share one PostgreSQL server (PGlite is held by one process at a time).
@@ -23,12 +22,7 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
     t = await createTestApp();
     const ws = await t.workspace("fault");
     workspaceId = ws.id;
-    await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers: ws.headers,
-      payload: await exampleRequest(),
-    });
+    await t.publishExample(ws.headers);
     const records = Array.from({ length: RECORDS }, (_, i) => ({
       collection: "customer_events",
       entity: `c${i % 7}`,

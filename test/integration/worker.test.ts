@@ -4,7 +4,6 @@ import { workerHandlers } from "../../src/deps.js";
 import { claimJobs, enqueue, fence, LeaseLostError } from "../../src/worker/queue.js";
 import { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 
 const silent = pino({ level: "silent" });
@@ -25,7 +24,7 @@ describe("the worker", () => {
     const ws = await t.workspace("worker");
     headers = ws.headers;
     workspaceId = ws.id;
-    await t.app.inject({ method: "POST", url: "/catalog", headers, payload: await exampleRequest() });
+    await t.publishExample(headers);
   });
   afterAll(() => t.close());
 

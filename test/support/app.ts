@@ -4,6 +4,7 @@ import { type AppDeps, buildApp } from "../../src/http/app.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { createTestDb, type TestDb } from "./db.js";
+import { exampleRequest } from "./example-catalog.js";
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ LOG_LEVEL: "silent", TEST_DATABASE: "true", ...env });
@@ -15,6 +16,8 @@ export interface TestApp {
   testDb: TestDb;
   /** Creates a workspace and returns its bearer headers. */
   workspace(name: string): Promise<{ id: string; key: string; headers: { authorization: string } }>;
+  /** Publishes the example package (examples/catalog) into the workspace of these headers. */
+  publishExample(headers: { authorization: string }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,15 @@ export async function createTestApp(
         key: created.api_key,
         headers: { authorization: `Bearer ${created.api_key}` },
       };
+    },
+    async publishExample(headers) {
+      const res = await app.inject({
+        method: "POST",
+        url: "/catalog",
+        headers,
+        payload: await exampleRequest(),
+      });
+      if (res.statusCode !== 200) throw new Error(`publishing the example failed: ${res.body}`);
     },
     async close() {
       await app.close();
