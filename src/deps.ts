@@ -6,13 +6,14 @@ import { createModels, loadFakeScript, type Models } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
 import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
 import { storedContracts } from "./records/contracts.js";
+import { spaceIndexes } from "./records/embedding-index.js";
 import { enrichHandler } from "./records/enrich.js";
 import { ENRICH_JOB } from "./records/index.js";
 import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
 import type { JobHandler } from "./worker/runner.js";
 
 export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows">): CatalogDeps {
-  return { db, stored: storedContracts, verifyMaxRows: config.additiveVerifyMaxRows };
+  return { db, stored: storedContracts, spaces: spaceIndexes(db), verifyMaxRows: config.additiveVerifyMaxRows };
 }
 
 /** Models per installed catalog, built once per install. */

@@ -14,6 +14,7 @@ export {
   activeCatalog,
   type CatalogDeps,
   type CatalogSummary,
+  type EmbeddingSpace,
   catalogPruneReport,
   confirmCatalog,
   describeCatalog,
@@ -24,4 +25,5 @@ export {
   type PublishResult,
   publishCatalog,
   requireCatalog,
+  type SpaceIndexes,
 } from "./service.js";

@@ -25,10 +25,22 @@ export interface PublishResult {
   rewritten_records: number;
 }
 
+/** An embedding space a catalog's embedding alias writes vectors into. */
+export interface EmbeddingSpace {
+  space: string;
+  dimensions: number;
+}
+
+/** The records' side of embedding spaces: makes a catalog's spaces searchable by index. */
+export interface SpaceIndexes {
+  prepare(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void>;
+}
+
 /** What catalog operations need beyond the database: the stored records' side. */
 export interface CatalogDeps {
   db: Db;
   stored: StoredContracts;
+  spaces: SpaceIndexes;
   /** ADDITIVE_VERIFY_MAX_ROWS */
   verifyMaxRows: number;
 }
@@ -88,6 +100,12 @@ export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, req
   });
 }
 
+function embeddingSpaces(catalog: LoadedCatalog): EmbeddingSpace[] {
+  return Object.values(catalog.index.models.def.aliases).flatMap((alias) =>
+    alias.kind === "embedding" ? [{ space: alias.space, dimensions: alias.dimensions }] : [],
+  );
+}
+
 /**
  * Validates the whole upload and installs it atomically under the workspace lock, with record
  * writes held off so that no record lands under a contract being replaced. An invalid or
@@ -121,6 +139,7 @@ export async function publishCatalog(
       );
     }
     await checkSpaceCutover(tx, workspace.id, deps.stored, loaded, current);
+    await deps.spaces.prepare(tx, embeddingSpaces(loaded));
     let moved = 0;
     for (const move of moves)
       moved += await deps.stored.moveForward(tx, workspace.id, move.group, move.toHash);

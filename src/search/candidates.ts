@@ -3,6 +3,7 @@ import type { InstalledCatalog } from "../catalog/index.js";
 import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
+import { spacePredicateSql, spaceVectorSql } from "../records/index.js";
 import { CANDIDATE_COLUMNS, filterSql, orderSql, Params, tsQuerySql } from "./sql.js";
 import type { Candidate } from "./types.js";
 
@@ -69,9 +70,25 @@ async function textCandidates(input: ProposeInput, limit: number): Promise<Candi
 async function vectorCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
   if (!input.query) return [];
   const params = new Params();
+  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  if (input.db.hasVector) {
+    // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and
+    // the join repeats the index predicate (src/records/embedding-index.ts); filters are checked
+    // on each neighbour as the iterative scan yields it.
+    const { space, vector } = input.query;
+    const distance = `${spaceVectorSql("e.embedding", vector.length)} <=> ${params.add(JSON.stringify(vector))}::vector`;
+    return run(
+      input.db,
+      `SELECT ${CANDIDATE_COLUMNS}, 1 - (${distance}) AS similarity
+       FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
+         AND ${spacePredicateSql("e", space, vector.length)}
+       WHERE ${where}
+       ORDER BY ${distance} LIMIT ${params.add(limit)}`,
+      params,
+    );
+  }
   const join = embeddingJoin(params, input.query);
   const similarity = similaritySql(input.db, params, input.query);
-  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
   return run(
     input.db,
     `SELECT ${CANDIDATE_COLUMNS}, ${similarity} AS similarity

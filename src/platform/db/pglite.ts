@@ -1,7 +1,7 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { Db, Queryable, QueryResult } from "./types.js";
-import { WORKSPACE_LOCK_SQL } from "./types.js";
+import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
 
 const INT8_OID = 20;
 
@@ -36,6 +36,7 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   await pglite.exec("CREATE EXTENSION IF NOT EXISTS vector");
+  await pglite.exec(HNSW_SESSION_SQL);
   const root = wrap(pglite);
   // Without statistics the planner guesses one row per table and picks nested loops that turn
   // quadratic (a 1,500-record vector search took 670 ms instead of 33 ms). Re-analyze after the

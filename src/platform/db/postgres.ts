@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Db, Queryable, QueryResult } from "./types.js";
-import { WORKSPACE_LOCK_SQL } from "./types.js";
+import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
 
 const INT8_OID = 20;
 
@@ -46,6 +46,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   // gets a fresh connection or a clear error.
   pool.on("error", (error) => options.onIdleError?.(error));
   const hasVector = await enableVector(pool);
+  if (hasVector) {
+    // Every pooled connection searches vectors with the same HNSW settings: new connections
+    // get them before their first query, the one idle connection enableVector used gets them now.
+    pool.on("connect", (client) => void client.query(HNSW_SESSION_SQL).catch(() => undefined));
+    await pool.query(HNSW_SESSION_SQL).catch(() => undefined);
+  }
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, lockWorkspace?: string): Promise<T> {
     const client = await pool.connect();

@@ -36,6 +36,14 @@ export interface Db extends Queryable {
 export const WORKSPACE_LOCK_SQL =
   "SELECT pg_advisory_xact_lock(hashtextextended('engram.workspace:' || $1, 0))";
 
+/**
+ * Session settings of pgvector's HNSW scans. Searches filter the nearest neighbours (workspace,
+ * visibility, scope), so the scan must go on past ef_search until enough rows pass: an
+ * iterative scan in relaxed order (search re-ranks candidates anyway). ef_search 100 keeps
+ * recall high for the usual candidate counts (100..200) at a small cost.
+ */
+export const HNSW_SESSION_SQL = "SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 100";
+
 /** Which engine and vector index serve searches (CONVENTIONS.md: GET /rank/schema, backend[].layout). */
 export function storageLayout(db: Pick<Db, "kind" | "hasVector">): string {
   return `${db.kind}/${db.hasVector ? "hnsw" : "exact"}`;

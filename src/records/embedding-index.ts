@@ -1,0 +1,47 @@
+// Vector indexes per embedding space (CONVENTIONS.md, Storage). The embeddings table holds the
+// vectors of every space in one untyped `vector` column, and an HNSW index needs one dimension
+// count, so each (space, dimensions) gets a partial HNSW index over the typed expression
+// `embedding::vector(N)`. A nearest-neighbour query uses it when it orders by exactly that
+// expression and repeats the index's predicate (space and vector_dims). Without pgvector the
+// column is real[] and searches scan exactly; there is nothing to index.
+import type { EmbeddingSpace, SpaceIndexes } from "../catalog/index.js";
+import type { Db, Queryable } from "../platform/db/index.js";
+import { sha256Hex } from "../platform/hash.js";
+
+/** The typed vector expression the index of a space is built over. */
+export function spaceVectorSql(column: string, dimensions: number): string {
+  return `(${column}::vector(${Math.trunc(dimensions)}))`;
+}
+
+/** The partial-index predicate of a space; a query must repeat it for the planner to use the index. */
+export function spacePredicateSql(alias: string, space: string, dimensions: number): string {
+  return `${alias}.space = ${literal(space)} AND vector_dims(${alias}.embedding) = ${Math.trunc(dimensions)}`;
+}
+
+// DDL and partial-index predicates take no parameters: the space name is written as a literal
+// (standard_conforming_strings is on in every supported server, so doubling quotes suffices).
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+function indexName(space: EmbeddingSpace): string {
+  return `embeddings_hnsw_${sha256Hex(`${space.space}\u0000${space.dimensions}`).slice(0, 24)}`;
+}
+
+/** Creates the HNSW index of each space that has none yet (in the caller's transaction). */
+export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
+  return {
+    async prepare(tx: Queryable, spaces: EmbeddingSpace[]) {
+      if (!db.hasVector || spaces.length === 0) return;
+      // Two workspaces publishing the same new space at once would race on the index name.
+      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))");
+      for (const space of spaces) {
+        await tx.exec(
+          `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON embeddings
+             USING hnsw (${spaceVectorSql("embedding", space.dimensions)} vector_cosine_ops)
+             WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}`,
+        );
+      }
+    },
+  };
+}

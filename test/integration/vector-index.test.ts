@@ -1,0 +1,97 @@
+// Vector candidates come from a per-space HNSW index where pgvector exists (PGlite), and from
+// an exact scan where it does not (the test server): both layouts, same answers.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../support/app.js";
+import { waitFor } from "../support/wait.js";
+import { startTestWorker } from "../support/worker.js";
+
+const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(" ");
+
+describe("vector index per embedding space", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+  const search = async (body: object) => {
+    const res = await t.app.inject({ method: "POST", url: "/search", headers, payload: body });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  const hnswIndexes = async () =>
+    (
+      await t.db.query<{ indexname: string; indexdef: string }>(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'embeddings' AND indexdef ILIKE '%hnsw%'",
+      )
+    ).rows;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const ws = await t.workspace("vectors");
+    headers = ws.headers;
+    await t.publishExample(headers);
+    // 120 events, each a distinct pair of words, so every query has one exact nearest record.
+    const records = WORDS.flatMap((a, i) =>
+      WORDS.slice(i + 1).map((b) => ({
+        collection: "customer_events",
+        entity: `c-${a}`,
+        type: "note",
+        text: `${a} ${b}`,
+      })),
+    );
+    const res = await t.app.inject({ method: "POST", url: "/records", headers, payload: { records } });
+    expect(res.statusCode, res.body).toBe(200);
+    const worker = await startTestWorker(t.db);
+    await waitFor(async () => {
+      const { rows } = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
+        [ws.id],
+      );
+      return rows[0]?.n === 0;
+    });
+    await worker.stop();
+    await t.db.exec("ANALYZE");
+  });
+  afterAll(() => t.close());
+
+  it("publishing a catalog creates one HNSW index for its space (pgvector) or none (exact scan)", async () => {
+    const indexes = await hnswIndexes();
+    if (!t.db.hasVector) {
+      expect(indexes).toEqual([]);
+      return;
+    }
+    expect(indexes).toHaveLength(1);
+    expect(indexes[0]?.indexdef).toMatch(/vector\(256\)/);
+    expect(indexes[0]?.indexdef).toMatch(/fake-256-v1/);
+    // Publishing again (same space) adds nothing.
+    await t.publishExample(headers);
+    expect(await hnswIndexes()).toHaveLength(1);
+  });
+
+  it("vector search finds the nearest record and reports the layout that served it", async () => {
+    const before = await indexScans();
+    const body = await search({ mode: "vector", q: "delta kilo", k: 3, include: ["text"] });
+    expect(body.hits[0].text).toBe("delta kilo");
+    expect(body.hits[0].score).toBe(1);
+    expect(body.backend[0].layout).toBe(t.db.hasVector ? `${t.db.kind}/hnsw` : `${t.db.kind}/exact`);
+    if (t.db.hasVector) expect(await indexScans()).toBeGreaterThan(before);
+  });
+
+  it("the index respects filters: scoped kNN still returns only matching records", async () => {
+    const body = await search({
+      mode: "vector",
+      q: "alpha bravo",
+      k: 5,
+      scope: { entities: ["c-golf"] },
+      include: ["entity", "text"],
+    });
+    expect(body.hits.length).toBe(5);
+    for (const hit of body.hits) expect(hit.entity).toBe("c-golf");
+  });
+
+  async function indexScans(): Promise<number> {
+    if (!t.db.hasVector) return 0;
+    await t.db.query("SELECT pg_stat_force_next_flush()");
+    const { rows } = await t.db.query<{ n: number }>(
+      "SELECT COALESCE(sum(idx_scan), 0)::int AS n FROM pg_stat_user_indexes WHERE indexrelname LIKE 'embeddings_hnsw_%'",
+    );
+    return rows[0]?.n ?? 0;
+  }
+});
