@@ -13,7 +13,12 @@ import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
 import type { JobHandler } from "./worker/runner.js";
 
 export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows">): CatalogDeps {
-  return { db, stored: storedContracts, spaces: spaceIndexes(db), verifyMaxRows: config.additiveVerifyMaxRows };
+  return {
+    db,
+    stored: storedContracts,
+    spaces: spaceIndexes(db),
+    verifyMaxRows: config.additiveVerifyMaxRows,
+  };
 }
 
 /** Models per installed catalog, built once per install. */
