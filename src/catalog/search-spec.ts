@@ -4,7 +4,7 @@
 //
 // Shapes the spec leaves open ("not shown"), fixed here:
 // - rerank: {model: a model alias of conf/models.yaml (required), top_n: integer 1..100
-//   (default k)}. Not allowed in structured mode (custom ranking).
+//   (default k)}. Needs a non-empty q. Not allowed in structured mode (custom ranking).
 // - graph_boost: {anchor: string 1..128 (required), graph: the name of an active graph view
 //   (optional when exactly one is active), depth: integer 1..16 (default 1), weight: number
 //   > 0 and <= 100 (default 1.0)}. Not allowed in structured mode.
@@ -474,6 +474,10 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
       ["q"],
       `is required and must not be empty for ${root.sources !== undefined ? "sources using vector, text or hybrid" : `${modes[0]} mode`}`,
     );
+  }
+  const flagged = (path: string) => issues.list.some((e) => e.path === path);
+  if (rerank && (q === undefined || q.trim() === "") && !flagged("q") && !flagged("rerank")) {
+    issues.add(["rerank"], "needs a non-empty q for the model to judge the results against");
   }
   const targets = parts.flatMap((p) => p.targets);
   if (

@@ -6,6 +6,8 @@
 //   bigrams. Texts sharing words land close together; synonyms ("car", "automobile") do not.
 // - Scores are a stable function of the text alone (a SHA-256 derived fraction mapped into the
 //   scale); the prompt does not change them.
+// - Rerank relevance is lexical too: the share of the query's distinct words the document
+//   contains (0 when the query has none).
 // - JSON tasks are answered only from a script; without an entry the call fails with
 //   ModelOutputError, which is how `POST /answer` answers `502 answer_model` under this provider.
 import { readFile } from "node:fs/promises";
@@ -13,7 +15,7 @@ import { parse } from "yaml";
 import { sha256Hex } from "../platform/hash.js";
 import { ModelOutputError } from "./errors.js";
 import { estimateTokens, inputText } from "./parse.js";
-import type { Adapter, Call, JsonInput, JsonResult, ScoreInput } from "./types.js";
+import type { Adapter, Call, JsonInput, JsonResult, RerankInput, ScoreInput } from "./types.js";
 
 /** Lowercased Unicode letter/digit runs after NFKC normalization ("Café-Bar 42" → café, bar, 42). */
 export function fakeTokens(text: string): string[] {
@@ -74,6 +76,16 @@ export function fakeScore(text: string, scale: [number, number]): number {
   return scale[0] + fraction * (scale[1] - scale[0]);
 }
 
+/** The fake relevance of a document: the share of the query's distinct words it contains. */
+export function fakeRelevance(query: string, document: string): number {
+  const wanted = new Set(fakeTokens(query));
+  if (wanted.size === 0) return 0;
+  const present = new Set(fakeTokens(document));
+  let found = 0;
+  for (const word of wanted) if (present.has(word)) found++;
+  return found / wanted.size;
+}
+
 /** The script key of a prompt: `sha256:<hex>`. */
 export function promptKey(prompt: string): string {
   return `sha256:${sha256Hex(prompt)}`;
@@ -88,6 +100,10 @@ export class FakeAdapter implements Adapter {
 
   async score(_call: Call, input: ScoreInput): Promise<number> {
     return fakeScore(input.text, input.scale);
+  }
+
+  async rerank(_call: Call, input: RerankInput): Promise<number[]> {
+    return input.documents.map((document) => fakeRelevance(input.query, document));
   }
 
   /** The scripted value: by prompt hash first (the more specific key), then by task id. */

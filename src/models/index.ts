@@ -7,6 +7,23 @@ export {
   ModelTransportError,
   modelAppError,
 } from "./errors.js";
-export { fakeEmbedding, fakeScore, fakeTokens, loadFakeScript, parseFakeScript, promptKey } from "./fake.js";
+export {
+  fakeEmbedding,
+  fakeRelevance,
+  fakeScore,
+  fakeTokens,
+  loadFakeScript,
+  parseFakeScript,
+  promptKey,
+} from "./fake.js";
 export { createModels, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./router.js";
-export type { CreateModelsOptions, JsonInput, JsonResult, Models, ScoreInput, Usage } from "./types.js";
+export type {
+  CreateModelsOptions,
+  JsonInput,
+  JsonResult,
+  Models,
+  RerankInput,
+  RerankResult,
+  ScoreInput,
+  Usage,
+} from "./types.js";

@@ -10,7 +10,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import type { ProviderDef } from "../catalog/types.js";
 import { ModelOutputError, ModelTransportError } from "./errors.js";
 import { estimateTokens, firstJsonObject, inputText, parseScoreReply } from "./parse.js";
-import type { Adapter, Call, JsonInput, JsonResult, ScoreInput } from "./types.js";
+import type { Adapter, Call, JsonInput, JsonResult, RerankInput, ScoreInput } from "./types.js";
 
 /** The package's own default endpoint, named here so that OPENAI_BASE_URL is never read implicitly. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -24,6 +24,9 @@ export interface OpenAIAdapterOptions {
 }
 
 type ChatBody = ChatCompletionCreateParamsNonStreaming;
+
+const RERANK_PROMPT =
+  "You judge search results. For each numbered document, give its relevance to the query as a number from 0 (unrelated) to 1 (answers it exactly). Reply with scores in the documents' order, one per document.";
 
 /** A json_schema response_format name: ^[a-zA-Z0-9_-]{1,64}$. */
 function schemaName(task: string): string {
@@ -155,6 +158,23 @@ export class OpenAIAdapter implements Adapter {
       );
     }
     return value;
+  }
+
+  /** One JSON call judges every document; the router checks the count and the range. */
+  async rerank(call: Call, input: RerankInput): Promise<number[]> {
+    const { value } = await this.json(call, {
+      task: "rerank",
+      prompt: RERANK_PROMPT,
+      input: { query: input.query, documents: input.documents.map((text, index) => ({ index, text })) },
+      schema: {
+        type: "object",
+        // No minimum/maximum: strict json_schema modes reject them; the router checks the range.
+        properties: { scores: { type: "array", items: { type: "number" } } },
+        required: ["scores"],
+        additionalProperties: false,
+      },
+    });
+    return (value as { scores?: number[] } | null)?.scores ?? [];
   }
 
   async json(call: Call, input: JsonInput): Promise<JsonResult> {

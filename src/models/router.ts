@@ -14,6 +14,8 @@ import type {
   JsonInput,
   JsonResult,
   Models,
+  RerankInput,
+  RerankResult,
   ScoreInput,
 } from "./types.js";
 
@@ -169,6 +171,27 @@ class Router implements Models {
       return result;
     });
   }
+
+  rerank(name: string, input: RerankInput): Promise<RerankResult> {
+    return this.withTargets(name, async (adapter, call) => ({
+      relevance: checkRelevance(call, await adapter.rerank(call, input), input.documents.length),
+      target: call.context.target,
+    }));
+  }
+}
+
+/** Relevance values checked: one per document, each a finite number within [0, 1]. */
+function checkRelevance(call: Call, values: unknown, documents: number): number[] {
+  if (!Array.isArray(values) || values.length !== documents) {
+    const got = Array.isArray(values) ? values.length : typeof values;
+    throw new ModelOutputError(call.context, `expected ${documents} relevance values, got ${got}`);
+  }
+  for (const value of values) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
+      throw new ModelOutputError(call.context, `relevance ${value} is not a number within [0, 1]`);
+    }
+  }
+  return values as number[];
 }
 
 /** The model layer over one catalog's conf/models.yaml. Adapters and clients are created lazily. */

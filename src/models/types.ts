@@ -32,6 +32,19 @@ export interface JsonResult {
   usage: Usage;
 }
 
+export interface RerankInput {
+  query: string;
+  /** The texts to judge, in the order the search ranked them. */
+  documents: string[];
+}
+
+export interface RerankResult {
+  /** Relevance of each document to the query, in [0, 1], in the documents' order. */
+  relevance: number[];
+  /** The provider:model target that judged. */
+  target: string;
+}
+
 export interface Models {
   /** One vector per text, each with exactly the embedding alias's dimensions. */
   embed(alias: string, texts: string[]): Promise<number[][]>;
@@ -39,6 +52,8 @@ export interface Models {
   score(alias: string, input: ScoreInput): Promise<number>;
   /** A JSON value that satisfies input.schema, from a model alias. */
   json(alias: string, input: JsonInput): Promise<JsonResult>;
+  /** The relevance of each document to the query, from a model alias (search rerank). */
+  rerank(alias: string, input: RerankInput): Promise<RerankResult>;
 }
 
 export interface CreateModelsOptions {
@@ -66,4 +81,6 @@ export interface Adapter {
   score(call: Call, input: ScoreInput): Promise<number>;
   /** The parsed value; the router validates it against the schema. */
   json(call: Call, input: JsonInput): Promise<JsonResult>;
+  /** One raw relevance per document; the router checks count and range. */
+  rerank(call: Call, input: RerankInput): Promise<number[]>;
 }

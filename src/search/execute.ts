@@ -3,15 +3,17 @@
 import { SCORE_SEMANTICS } from "../catalog/discovery.js";
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { RankNode } from "../catalog/rank.js";
-import type { SearchPart, SearchSpec } from "../catalog/search-spec.js";
+import type { CombinedSearchSpec, SearchPart, SearchSpec } from "../catalog/search-spec.js";
 import { type Models, modelAppError } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
 import { storageLayout } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { type Proposal, propose, type QueryVector } from "./candidates.js";
 import { applyBoost, fuseRrf } from "./fusion.js";
+import { type GraphBoostReport, graphBoost, type Scored } from "./graph-boost.js";
 import { evaluateRank, minMaxScores, orderByRank } from "./rank-eval.js";
 import { renderRows } from "./render.js";
+import { type RerankReport, rerankTop } from "./rerank.js";
 import { shapeHit } from "./shape.js";
 import type { Candidate } from "./types.js";
 
@@ -22,10 +24,7 @@ export interface SearchDeps {
   maxResponseBytes: number;
 }
 
-interface Ranked {
-  candidate: Candidate;
-  rank_score?: number;
-  score: number | null;
+interface Ranked extends Scored {
   source_ranks?: Record<string, number>;
 }
 
@@ -53,15 +52,40 @@ function formulaOf(catalog: InstalledCatalog, part: SearchPart): RankNode | unde
   return part.rank ?? catalog.index.rank.formulas[part.mode];
 }
 
-/** Ranks a pool: by the rank expression, or as given (structured). Scores span the whole pool. */
-function rankPool(pool: Candidate[], formula: RankNode | undefined, now: Date): Ranked[] {
-  if (!formula) return pool.map((candidate) => ({ candidate, score: null }));
+/** Orders a pool by the rank expression, best first. */
+function rankPool(pool: Candidate[], formula: RankNode, now: Date): Ranked[] {
   const values = evaluateRank(formula, pool, now);
-  const scores = minMaxScores(values);
   return orderByRank(pool, values).map((i) => ({
     candidate: pool[i] as Candidate,
     rank_score: values[i] as number,
-    score: scores[i] as number,
+  }));
+}
+
+/** Each source ranked and cut to its own k, then fused by RRF and boosted (rules 6-8). */
+function fuseSources(
+  spec: CombinedSearchSpec,
+  catalog: InstalledCatalog,
+  proposals: Proposal[],
+  now: Date,
+): Ranked[] {
+  const byId = new Map<string, Candidate>();
+  const lists = spec.sources.map((source, i) => {
+    const pool = proposals[i]?.candidates ?? [];
+    const formula = formulaOf(catalog, source);
+    // A structured source is ranked by its order_by, as proposed.
+    const ranked = (formula ? rankPool(pool, formula, now).map((r) => r.candidate) : pool).slice(0, source.k);
+    for (const candidate of ranked) byId.set(candidate.id, candidate);
+    return { name: source.name, weight: source.weight, ids: ranked.map((c) => c.id) };
+  });
+  let fused = fuseRrf(lists, spec.fuse.rank_constant);
+  if (spec.boost) {
+    const pool = fused.map((f) => byId.get(f.id) as Candidate);
+    fused = applyBoost(fused, evaluateRank(spec.boost, pool, now));
+  }
+  return fused.map((f) => ({
+    candidate: byId.get(f.id) as Candidate,
+    rank_score: f.rank_score,
+    source_ranks: f.source_ranks,
   }));
 }
 
@@ -72,42 +96,40 @@ export async function executeSearch(
   spec: SearchSpec,
 ) {
   const now = new Date();
-  const parts: (SearchPart & { name?: string; weight?: number })[] = spec.sources ?? [spec];
+  const parts: (SearchPart & { name?: string })[] = spec.sources ?? [spec];
   const proposals: Proposal[] = [];
   for (const part of parts) {
     const query = await queryVector(deps, catalog, part, spec.q);
     proposals.push(await propose({ db: deps.db, workspaceId, catalog, part, q: spec.q, query }));
   }
+  const formula = spec.sources ? undefined : formulaOf(catalog, spec);
+  let kind: "rank_expression" | "rrf" | "structured" | "llm_judge" = spec.sources
+    ? "rrf"
+    : formula
+      ? "rank_expression"
+      : "structured";
   let ranked: Ranked[];
-  let kind: "rank_expression" | "rrf" | "structured";
-  if (!spec.sources) {
-    const formula = formulaOf(catalog, spec);
-    kind = formula ? "rank_expression" : "structured";
-    ranked = rankPool(proposals[0]?.candidates ?? [], formula, now);
-  } else {
-    kind = "rrf";
-    const byId = new Map<string, Candidate>();
-    const lists = spec.sources.map((source, i) => {
-      const sourceRanked = rankPool(proposals[i]?.candidates ?? [], formulaOf(catalog, source), now).slice(
-        0,
-        source.k,
-      );
-      for (const r of sourceRanked) byId.set(r.candidate.id, r.candidate);
-      return { name: source.name, weight: source.weight, ids: sourceRanked.map((r) => r.candidate.id) };
-    });
-    let fused = fuseRrf(lists, spec.fuse.rank_constant);
-    if (spec.boost) {
-      const pool = fused.map((f) => byId.get(f.id) as Candidate);
-      fused = applyBoost(fused, evaluateRank(spec.boost, pool, now));
-    }
-    const scores = minMaxScores(fused.map((f) => f.rank_score));
-    ranked = fused.map((f, i) => ({
-      candidate: byId.get(f.id) as Candidate,
-      rank_score: f.rank_score,
-      score: scores[i] as number,
-      source_ranks: f.source_ranks,
-    }));
+  if (spec.sources) ranked = fuseSources(spec, catalog, proposals, now);
+  else if (formula) ranked = rankPool(proposals[0]?.candidates ?? [], formula, now);
+  else ranked = (proposals[0]?.candidates ?? []).map((candidate) => ({ candidate, rank_score: 0 }));
+  let graphBoostReport: GraphBoostReport | undefined;
+  if (spec.graph_boost) {
+    const boosted = await graphBoost({ db: deps.db, workspaceId, catalog, boost: spec.graph_boost }, ranked);
+    ranked = boosted.ranked;
+    graphBoostReport = boosted.report;
   }
+  let rerankReport: RerankReport | undefined;
+  if (spec.rerank) {
+    const judged = await rerankTop(
+      { models: deps.models(catalog), rerank: spec.rerank, q: spec.q as string },
+      ranked,
+    );
+    ranked = judged.ranked;
+    rerankReport = judged.report;
+    kind = "llm_judge";
+  }
+  // Scores span the whole pool (every candidate, or every merged record), after every boost.
+  const scores = kind === "structured" ? undefined : minMaxScores(ranked.map((r) => r.rank_score));
   const top = ranked.slice(0, spec.k);
   const hits = top.map((r, i) => {
     const declaration = catalog.index.collections.get(
@@ -116,8 +138,8 @@ export async function executeSearch(
     return {
       id: r.candidate.id,
       rank: i + 1,
-      score: r.score,
-      ...(r.rank_score === undefined ? {} : { rank_score: r.rank_score }),
+      score: scores ? (scores[i] as number) : null,
+      ...(scores ? { rank_score: r.rank_score } : {}),
       ...(r.source_ranks ? { source_ranks: r.source_ranks } : {}),
       ...(declaration ? shapeHit(r.candidate, spec, declaration) : {}),
     };
@@ -144,6 +166,8 @@ export async function executeSearch(
       ...(part.name ? { source: part.name } : {}),
     })),
     profiles: [...new Set(parts.map((part) => part.profile))].sort(),
+    ...(rerankReport ? { rerank: rerankReport } : {}),
+    ...(graphBoostReport ? { graph_boost: graphBoostReport } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(response));
   if (bytes > deps.maxResponseBytes) {

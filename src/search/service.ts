@@ -58,7 +58,12 @@ export async function queryView(
   const { parameters, spec } = viewSearch(view, args ?? {}, catalog.index, {
     maxQueryChars: deps.maxQueryChars,
   });
-  const result = await executeSearch(deps, workspaceId, catalog, spec);
+  // The rerank and graph_boost diagnostics are not forwarded; the order reflects them.
+  const {
+    rerank: _rerank,
+    graph_boost: _graphBoost,
+    ...result
+  } = await executeSearch(deps, workspaceId, catalog, spec);
   return {
     ...result,
     view: { name: view.name, version: view.version, hash: catalog.hashes[`views:${id}`] },

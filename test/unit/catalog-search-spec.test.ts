@@ -385,13 +385,20 @@ describe("fields and annotations", () => {
 
 describe("rerank and graph_boost", () => {
   it("takes a model alias and top_n", () => {
-    expect(valid({ mode: "recent", k: 5, rerank: { model: "judge" } }).rerank).toEqual({
+    expect(valid({ q: "x", mode: "recent", k: 5, rerank: { model: "judge" } }).rerank).toEqual({
       model: "judge",
       top_n: 5,
     });
-    expect(paths({ mode: "recent", rerank: { model: "embed" } })).toEqual(["rerank.model"]);
-    expect(paths({ mode: "recent", rerank: {} })).toEqual(["rerank.model"]);
-    expect(paths({ mode: "recent", rerank: { model: "judge", top_n: 101 } })).toEqual(["rerank.top_n"]);
+    expect(paths({ q: "x", mode: "recent", rerank: { model: "embed" } })).toEqual(["rerank.model"]);
+    expect(paths({ q: "x", mode: "recent", rerank: {} })).toEqual(["rerank.model"]);
+    expect(paths({ q: "x", mode: "recent", rerank: { model: "judge", top_n: 101 } })).toEqual([
+      "rerank.top_n",
+    ]);
+  });
+
+  it("needs a non-empty q to judge against", () => {
+    expect(paths({ mode: "recent", rerank: { model: "judge" } })).toEqual(["rerank"]);
+    expect(paths({ q: "  ", mode: "recent", rerank: { model: "judge" } })).toEqual(["rerank"]);
   });
 
   it("takes an anchor with depth and weight", () => {

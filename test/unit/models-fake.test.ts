@@ -100,6 +100,23 @@ process.stdout.write(JSON.stringify(fakeEmbedding("Customer asked for a refund o
   });
 });
 
+describe("fake rerank", () => {
+  const models = createModels(conf, {});
+
+  it("judges the share of the query's distinct words a document contains", async () => {
+    const result = await models.rerank("chat", {
+      query: "Card declined, card!",
+      documents: ["The card was DECLINED", "card expired", "refund issued", ""],
+    });
+    expect(result).toEqual({ relevance: [1, 0.5, 0, 0], target: "local:scripted" });
+  });
+
+  it("gives 0 to every document when the query has no words", async () => {
+    const result = await models.rerank("chat", { query: "?!", documents: ["anything"] });
+    expect(result.relevance).toEqual([0]);
+  });
+});
+
 describe("fake scores", () => {
   const models = createModels(conf, {});
 

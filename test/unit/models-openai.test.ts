@@ -329,3 +329,45 @@ describe("openai adapter: scores", () => {
     }
   });
 });
+
+describe("openai adapter: rerank", () => {
+  const input = { query: "card declined", documents: ["card declined at checkout", "refund issued"] };
+
+  it("judges every document in one JSON call and returns relevance with the target", async () => {
+    stub.enqueue("chat", chatReply(JSON.stringify({ scores: [0.9, 0.1] })));
+    const models = setup({ main: provider(stub.baseUrl) }, ["main:judge"]);
+    expect(await models.rerank("chat", input)).toEqual({ relevance: [0.9, 0.1], target: "main:judge" });
+    expect(stub.requests).toHaveLength(1);
+    const body = stub.requests[0]?.body;
+    expect(body.response_format.type).toBe("json_schema");
+    expect(JSON.parse(body.messages[1].content)).toEqual({
+      query: "card declined",
+      documents: [
+        { index: 0, text: "card declined at checkout" },
+        { index: 1, text: "refund issued" },
+      ],
+    });
+  });
+
+  it("refuses a wrong count or an out-of-range relevance with ModelOutputError", async () => {
+    stub.enqueue(
+      "chat",
+      chatReply(JSON.stringify({ scores: [0.5] })),
+      chatReply(JSON.stringify({ scores: [0.5, 1.5] })),
+      chatReply(JSON.stringify({ ranking: [1, 0] })),
+    );
+    const models = setup({ main: provider(stub.baseUrl) }, ["main:judge"]);
+    for (const pattern of [/expected 2 relevance values, got 1/, /relevance 1.5/, /got 0/]) {
+      const error = await models.rerank("chat", input).catch((e) => e);
+      expect(error).toBeInstanceOf(ModelOutputError);
+      expect(error.message).toMatch(pattern);
+    }
+  });
+
+  it("a refused connection is a transport failure that maps to 503 rerank_unavailable", async () => {
+    const models = setup({ main: provider(refused) }, ["main:judge"]);
+    const error = await models.rerank("chat", input).catch((e) => e);
+    expect(error).toBeInstanceOf(ModelTransportError);
+    expect(modelAppError(error, "rerank")).toMatchObject({ code: "rerank_unavailable", status: 503 });
+  });
+});
