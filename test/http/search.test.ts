@@ -284,6 +284,50 @@ describe("search", () => {
     expect(res.json().code).toBe("request_schema");
   });
 
+  it("refuses every combined-search rule violation with 422 request_schema naming the path", async () => {
+    const source = (name: string, extra: object = {}) => ({
+      name,
+      mode: "text",
+      scope: { collections: ["customer_events"] },
+      ...extra,
+    });
+    const two = { q: "card", fuse: { kind: "rrf" }, sources: [source("a"), source("b")] };
+    const cases: [object, string][] = [
+      [{ ...two, sources: [] }, "sources"],
+      [{ ...two, sources: Array.from({ length: 9 }, (_, i) => source(`s${i}`)) }, "sources"],
+      [{ ...two, sources: [source("a"), source("a")] }, "sources.1.name"],
+      [{ ...two, sources: [source("a", { weight: 0 }), source("b")] }, "sources.0.weight"],
+      [{ ...two, sources: [source("a", { weight: 101 }), source("b")] }, "sources.0.weight"],
+      [{ ...two, sources: [source("a", { k: 101 }), source("b")] }, "sources.0.k"],
+      [{ ...two, sources: [source("a", { fuse: { kind: "rrf" } }), source("b")] }, "sources.0.fuse"],
+      [{ q: "card", sources: two.sources }, "fuse"],
+      [{ ...two, fuse: { kind: "linear" } }, "fuse.kind"],
+      [{ ...two, fuse: { kind: "rrf", rank_constant: 0 } }, "fuse.rank_constant"],
+      [{ ...two, fuse: { kind: "rrf", rank_constant: 1001 } }, "fuse.rank_constant"],
+      [{ ...two, mode: "text" }, "mode"],
+      [{ ...two, scope: { entities: ["acme"] } }, "scope"],
+      [{ ...two, where: { priority: { gte: 1 } } }, "where"],
+      [{ ...two, order_by: [{ field: "priority" }] }, "order_by"],
+      [{ ...two, rank: ["text_match"] }, "rank"],
+      [{ fuse: two.fuse, sources: two.sources }, "q"],
+      [{ ...two, sources: [{ name: "a", mode: "text" }, source("b")] }, "sources.0.scope.collections"],
+      [{ ...two, boost: ["similarity"] }, "boost"],
+      [{ ...two, boost: ["text_match"] }, "boost"],
+      [{ mode: "recent", fuse: { kind: "rrf" } }, "fuse"],
+      [{ mode: "recent", boost: ["const", 1] }, "boost"],
+    ];
+    for (const [body, path] of cases) {
+      const res = await search(body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+      expect(res.json().code).toBe("request_schema");
+      const paths = res.json().errors.map((e: { path: string }) => e.path);
+      expect(
+        paths.some((p: string) => p === path || p.startsWith(`${path}.`)),
+        `${JSON.stringify(body)} -> ${paths}`,
+      ).toBe(true);
+    }
+  });
+
   describe("views", () => {
     const query = (name: string, body: object) =>
       t.app.inject({ method: "POST", url: `/views/${name}/query`, headers, payload: body });
