@@ -10,7 +10,8 @@
 //   > 0 and <= 100 (default 1.0)}. Not allowed in structured mode.
 // - fence: {tag: element name (default "records"), preamble: string up to 2,000 characters}.
 // - With sources, a top-level params.candidates is the default for every source that sets no
-//   params of its own; otherwise a search's default is min(1000, max(100, 10 * its k)).
+//   params of its own; otherwise a search's default is min(1000, max(100, base * k / 20)), base
+//   being conf/rank.yaml's candidates (shipped 200: the spec's min(1000, max(100, 10 * k))).
 // - boost only with sources (it applies after merging); fuse only with sources.
 // - order_by only in structured mode (where it is required); up to 8 unique fields.
 // - Scope lists may not be empty (leave the key out, or the view parameter, to mean "all").
@@ -180,8 +181,13 @@ const MODE_NEEDS: Record<SearchMode, Capability[]> = {
 const NAMES_MAX = 16;
 const FENCE_TAG = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
-export function defaultCandidates(k: number): number {
-  return Math.min(1000, Math.max(100, 10 * k));
+/**
+ * params.candidates by default: the rank file's base count at the default k of 20, scaled with
+ * k and kept within 100..1000. With the shipped base of 200 this is the spec's
+ * min(1000, max(100, 10 * k)).
+ */
+export function defaultCandidates(k: number, base: number): number {
+  return Math.min(1000, Math.max(100, Math.round((base * k) / 20)));
 }
 
 /** Stored score names the catalog produces: listed processors of kind score. */
@@ -239,7 +245,7 @@ function readPart(src: Obj, path: Path, ctx: PartContext): SearchPart | undefine
   const candidates =
     (src.params !== undefined ? readParams(src.params, [...path, "params"], issues) : undefined) ??
     ctx.candidates ??
-    defaultCandidates(ctx.k);
+    defaultCandidates(ctx.k, index.rank.candidates);
   const scope = parseScope(src.scope, [...path, "scope"], issues);
   const targets = resolveTargets(scope, [...path, "scope"], issues, index, ctx.explicit);
   let profile: string | undefined;

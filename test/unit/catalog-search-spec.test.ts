@@ -118,6 +118,19 @@ describe("a single search", () => {
     expect(paths({ mode: "recent", k: 2.5 })).toEqual(["k"]);
   });
 
+  it("defaults params.candidates to min(1000, max(100, base * k / 20)), base from the rank file", () => {
+    const candidates = (k: number, base = 200) =>
+      searchParts(
+        validateSearchSpec(
+          { mode: "recent", k },
+          { ...index, rank: { ...index.rank, candidates: base } },
+          limits,
+        ),
+      )[0]?.params.candidates;
+    expect([candidates(1), candidates(20), candidates(50), candidates(100)]).toEqual([100, 200, 500, 1000]);
+    expect([candidates(5, 400), candidates(20, 400), candidates(60, 400)]).toEqual([100, 400, 1000]);
+  });
+
   it("bounds params.candidates and refuses unknown params", () => {
     expect(paths({ mode: "recent", params: { candidates: 1001 } })).toEqual(["params.candidates"]);
     expect(paths({ mode: "recent", params: { ef: 10 } })).toEqual(["params.ef"]);
