@@ -181,6 +181,43 @@ describe("search", () => {
     expect(drafts.hits.map((h: any) => h.id)).toEqual([ids.draft]);
   });
 
+  it("never returns unready records, and a newer unready value hides the older one (no fallback)", async () => {
+    const fact = (text: string) => ({
+      collection: "customer_facts",
+      entity: "initech",
+      type: "fact",
+      key: "plan",
+      text,
+      content: { value: text },
+    });
+    await write("initechBasic", fact("basic plan"));
+    const worker = await startTestWorker(t.db);
+    await waitFor(async () => {
+      const { rows } = await t.db.query<{ ready: boolean }>(
+        "SELECT ready FROM records WHERE workspace_id = $1 AND id = $2",
+        [workspaceId, ids.initechBasic],
+      );
+      return rows[0]?.ready === true;
+    });
+    await worker.stop();
+    const plan = { mode: "text", q: "plan", scope: { entities: ["initech"] } };
+    expect((await ok(plan)).hits.map((h: any) => h.id)).toEqual([ids.initechBasic]);
+    // No worker now: the successor stays unready.
+    await write("initechGold", fact("gold plan"));
+    await write("initechEvent", {
+      collection: "customer_events",
+      entity: "initech",
+      type: "ticket",
+      text: "plan change requested",
+    });
+    for (const mode of ["text", "hybrid", "vector", "recent"]) {
+      expect((await ok({ ...plan, mode })).hits, mode).toEqual([]);
+    }
+    // History still holds the older value; the unready one stays invisible.
+    const all = await ok({ ...plan, scope: { ...plan.scope, versions: "all" } });
+    expect(all.hits.map((h: any) => h.id)).toEqual([ids.initechBasic]);
+  });
+
   it("never returns another workspace's records", async () => {
     const other = await t.workspace("search-other");
     await t.publishExample(other.headers);
