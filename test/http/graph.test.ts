@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/platform/errors.js";
 import { queryView } from "../../src/search/service.js";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { waitFor } from "../support/wait.js";
-import { startTestWorker } from "../support/worker.js";
+import { enrichAll } from "../support/worker.js";
 
 describe("graph views", () => {
   let t: TestApp;
@@ -93,15 +92,7 @@ describe("graph views", () => {
       randomUUID(),
     ]);
 
-    const worker = await startTestWorker(t.db);
-    await waitFor(async () => {
-      const { rows } = await t.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready AND id <> $2",
-        [workspaceId, ids.xu],
-      );
-      return rows[0]?.n === 0;
-    });
-    await worker.stop();
+    await enrichAll(t.db, workspaceId, [ids.xu as string]);
     // Written after the worker stopped: never processed, so not a node yet.
     await page("late", "late");
   });

@@ -5,8 +5,7 @@ import { fakeRelevance } from "../../src/models/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { refusedBaseUrl } from "../support/openai-stub.js";
-import { waitFor } from "../support/wait.js";
-import { startTestWorker } from "../support/worker.js";
+import { enrichAll } from "../support/worker.js";
 
 const Q = "invoice overdue";
 const JUDGED_VIEW = `
@@ -100,15 +99,7 @@ describe("rerank and graph_boost", () => {
     ];
     const res = await t.app.inject({ method: "POST", url: "/records", headers, payload: { records } });
     expect(res.statusCode, res.body).toBe(200);
-    const worker = await startTestWorker(t.db);
-    await waitFor(async () => {
-      const { rows } = await t.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
-        [ws.id],
-      );
-      return rows[0]?.n === 0;
-    });
-    await worker.stop();
+    await enrichAll(t.db, ws.id);
   });
   afterAll(() => t.close());
 

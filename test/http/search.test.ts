@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { waitFor } from "../support/wait.js";
-import { startTestWorker } from "../support/worker.js";
+import { enrichAll, startTestWorker } from "../support/worker.js";
 
 describe("search", () => {
   let t: TestApp;
@@ -97,15 +97,7 @@ describe("search", () => {
       status: "draft",
       content: { value: "ent" },
     });
-    const worker = await startTestWorker(t.db);
-    await waitFor(async () => {
-      const { rows } = await t.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
-        [workspaceId],
-      );
-      return rows[0]?.n === 0;
-    });
-    await worker.stop();
+    await enrichAll(t.db, workspaceId);
   });
   afterAll(() => t.close());
 

@@ -2,8 +2,7 @@
 // an exact scan where it does not (the test server): both layouts, same answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { waitFor } from "../support/wait.js";
-import { startTestWorker } from "../support/worker.js";
+import { enrichAll } from "../support/worker.js";
 
 const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(" ");
 
@@ -38,15 +37,7 @@ describe("vector index per embedding space", () => {
     );
     const res = await t.app.inject({ method: "POST", url: "/records", headers, payload: { records } });
     expect(res.statusCode, res.body).toBe(200);
-    const worker = await startTestWorker(t.db);
-    await waitFor(async () => {
-      const { rows } = await t.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
-        [ws.id],
-      );
-      return rows[0]?.n === 0;
-    });
-    await worker.stop();
+    await enrichAll(t.db, ws.id);
     await t.db.exec("ANALYZE");
   });
   afterAll(() => t.close());
