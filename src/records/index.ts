@@ -1,3 +1,4 @@
+export { markAccessed } from "./access.js";
 export { spacePredicateSql, spaceVectorSql } from "./embedding-index.js";
 export { currentDocument, getRecord, type StatusFilter, slotHistory, timeline } from "./read.js";
 export { type DeltaScope, delta, moveCursor, scopeHash } from "./replay.js";

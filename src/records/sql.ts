@@ -215,3 +215,9 @@ export const MISSING_VECTORS = `
   SELECT count(*)::int AS n FROM records r
   WHERE r.workspace_id = $1 AND r.ready AND r.collection = ANY($2::text[])
     AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = $3)`;
+
+/** last_accessed of returned records, left alone when refreshed within the last minute. */
+export const MARK_ACCESSED = `
+  UPDATE records SET last_accessed = now()
+  WHERE workspace_id = $1 AND id = ANY($2::uuid[])
+    AND (last_accessed IS NULL OR last_accessed < now() - interval '1 minute')`;

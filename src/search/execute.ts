@@ -8,6 +8,7 @@ import { type Models, modelAppError } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
 import { storageLayout } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
+import { markAccessed } from "../records/index.js";
 import { type Proposal, propose, type QueryVector } from "./candidates.js";
 import { applyBoost, fuseRrf } from "./fusion.js";
 import { type GraphBoostReport, graphBoost, type Scored } from "./graph-boost.js";
@@ -176,19 +177,10 @@ export async function executeSearch(
       `the response would be ${bytes} bytes (limit ${deps.maxResponseBytes}); reduce k, include, fields or annotations`,
     );
   }
-  await touch(
+  await markAccessed(
     deps.db,
     workspaceId,
     hits.map((h) => h.id),
   );
   return response;
-}
-
-/** last_accessed of returned records, for the age_hours(last_accessed) signal: one statement. */
-async function touch(db: Db, workspaceId: string, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.query(
-    "UPDATE records SET last_accessed = now() WHERE workspace_id = $1 AND id = ANY($2::uuid[])",
-    [workspaceId, ids],
-  );
 }

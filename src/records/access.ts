@@ -1,0 +1,10 @@
+// When a search last returned a record: the age_hours(last_accessed) rank signal. Refreshed at
+// most once a minute per record, since ranks read ages in hours and concurrent searches that
+// return the same records would otherwise queue on each other's row locks.
+import type { Db } from "../platform/db/index.js";
+import * as sql from "./sql.js";
+
+export async function markAccessed(db: Db, workspaceId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.MARK_ACCESSED, [workspaceId, ids]);
+}
