@@ -24,11 +24,12 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
 
 /** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
 function similaritySql(db: Db, params: Params, query: QueryVector): string {
-  const vector = params.add(JSON.stringify(query.vector));
-  // A sub-select, so the query vector is parsed once per statement, not once per row.
-  if (db.hasVector) return `(1 - (e.embedding <=> (SELECT ${vector}::text::vector)))`;
-  return `(SELECT sum(a * b) / NULLIF(sqrt(sum(a * a)) * sqrt(sum(b * b)), 0)
-    FROM unnest(e.embedding, ARRAY(SELECT jsonb_array_elements_text(${vector}::jsonb)::real)) AS t(a, b))`;
+  if (db.hasVector) return `(1 - (e.embedding <=> ${params.add(JSON.stringify(query.vector))}::vector))`;
+  // Exact scan: the query vector arrives as a real[] constant and its norm is computed here, so
+  // each row costs one pass over its own array (decoding the vector per row cost 3x more).
+  const norm = Math.hypot(...query.vector);
+  return `(SELECT sum(a * b) / NULLIF(sqrt(sum(a * a)) * ${params.add(norm)}::float8, 0)
+    FROM unnest(e.embedding, ${params.add(query.vector)}::real[]) AS t(a, b))`;
 }
 
 function embeddingJoin(params: Params, query: QueryVector): string {
@@ -178,11 +179,12 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
       candidates = await structuredCandidates(input);
       break;
     case "hybrid": {
-      const lists = [
-        await vectorCandidates(input, limit),
-        await textCandidates(input, limit),
-        await recentCandidates(input, limit),
-      ];
+      // Independent proposals: a server pool runs them at once (PGlite queues them).
+      const lists = await Promise.all([
+        vectorCandidates(input, limit),
+        textCandidates(input, limit),
+        recentCandidates(input, limit),
+      ]);
       candidates = interleave(lists, limit);
       const signals = await hybridSignals(
         input,

@@ -98,11 +98,13 @@ export async function executeSearch(
 ) {
   const now = new Date();
   const parts: (SearchPart & { name?: string })[] = spec.sources ?? [spec];
-  const proposals: Proposal[] = [];
-  for (const part of parts) {
-    const query = await queryVector(deps, catalog, part, spec.q);
-    proposals.push(await propose({ db: deps.db, workspaceId, catalog, part, q: spec.q, query }));
-  }
+  // Sources are independent searches: a server pool runs them at once (PGlite queues them).
+  const proposals: Proposal[] = await Promise.all(
+    parts.map(async (part) => {
+      const query = await queryVector(deps, catalog, part, spec.q);
+      return propose({ db: deps.db, workspaceId, catalog, part, q: spec.q, query });
+    }),
+  );
   const formula = spec.sources ? undefined : formulaOf(catalog, spec);
   let kind: "rank_expression" | "rrf" | "structured" | "llm_judge" = spec.sources
     ? "rrf"
