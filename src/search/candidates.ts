@@ -72,7 +72,10 @@ async function vectorCandidates(input: ProposeInput, limit: number): Promise<Can
   if (!input.query) return [];
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  if (input.db.hasVector) {
+  // An entity-scoped search reads few rows: an exact scan over them is faster than an HNSW walk
+  // that must pass many other entities' neighbours (and may stop at hnsw.max_scan_tuples before
+  // finding them all), so only searches not scoped by entity use the index.
+  if (input.db.hasVector && !input.part.scope.entities) {
     // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and
     // the join repeats the index predicate (src/records/embedding-index.ts); filters are checked
     // on each neighbour as the iterative scan yields it.
