@@ -9,7 +9,7 @@ import { AppError, validationError } from "../platform/errors.js";
 import { enqueue, fence, type Job, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
 import type { Workspace } from "../workspaces/index.js";
-import { chunks, compute, type EnrichOptions, type PendingRow, plan, writeResults } from "./enrich.js";
+import { compute, type EnrichOptions, type PendingRow, plan, subBatches, writeResults } from "./enrich.js";
 import * as sql from "./sql.js";
 
 export const BACKFILL_JOB = "backfill";
@@ -178,7 +178,7 @@ export function backfillHandler(options: EnrichOptions & { batch: number }): Job
       const processor = catalog.index.processors.get(handle.processor)?.def as ProcessorDef;
       const work = plan(rows, catalog).map((w) => ({ ...w, processors: [processor] }));
       let annotated = 0;
-      for (const chunk of chunks(
+      for await (const chunk of subBatches(
         work,
         processor.kind === "embedding" ? options.embedBatch : options.llmBatch,
       )) {

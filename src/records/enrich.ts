@@ -196,10 +196,17 @@ export async function writeResults(
   return updates.filter((u) => u.changed).length;
 }
 
-export function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+/**
+ * Sub-batches of work, letting timers and I/O run before each one. PGlite executes SQL
+ * synchronously on this thread and its awaits resolve as microtasks, so back-to-back batches
+ * would otherwise hold off HTTP requests and lease heartbeats until the whole job is done (a
+ * search waited 18 s behind an enrichment drain).
+ */
+export async function* subBatches<T>(items: T[], size: number): AsyncGenerator<T[]> {
+  for (let i = 0; i < items.length; i += size) {
+    await new Promise((resolve) => setImmediate(resolve));
+    yield items.slice(i, i + size);
+  }
 }
 
 export function enrichHandler(options: EnrichOptions): JobHandler {
@@ -211,7 +218,7 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
     const work = plan(rows, catalog);
     const usesLlm = work.some((w) => w.processors.some((p) => p.kind !== "embedding"));
     const size = usesLlm ? Math.min(options.llmBatch, options.embedBatch) : options.embedBatch;
-    for (const chunk of chunks(work, size)) {
+    for await (const chunk of subBatches(work, size)) {
       // Stopping: the lease is handed back and the next worker resumes from what is stored.
       if (ctx.stopping()) return;
       const results = await compute(chunk, catalog, models);
