@@ -1,0 +1,101 @@
+// Write figures: POST /records throughput in batches of 100 and of 1, the worker draining the
+// enrichment backlog, and write-to-ready (first write until no unready row remains, the worker
+// running alongside the writers, fake embedder and fake urgency scorer).
+import { pino } from "pino";
+import { startWorker } from "../src/main.js";
+import type { Worker } from "../src/worker/runner.js";
+import { type Api, runLoad } from "./clients.js";
+import type { WriteRow } from "./corpus.js";
+import type { System } from "./setup.js";
+
+export interface Throughput {
+  rows: number;
+  seconds: number;
+  rows_per_s: number;
+}
+
+function throughput(rows: number, seconds: number): Throughput {
+  return { rows, seconds: Math.round(seconds * 100) / 100, rows_per_s: Math.round(rows / seconds) };
+}
+
+/** Writes rows in batches with `clients` concurrent writers, each taking the next batch. */
+export async function writeRows(
+  api: Api,
+  key: string,
+  rows: WriteRow[],
+  batch: number,
+  clients: number,
+): Promise<Throughput> {
+  const batches = Math.ceil(rows.length / batch);
+  const result = await runLoad(clients, { requests: batches, seconds: Number.POSITIVE_INFINITY }, (i) =>
+    api.post(key, "/records", { records: rows.slice(i * batch, (i + 1) * batch) }).then(() => undefined),
+  );
+  return throughput(rows.length, result.elapsed);
+}
+
+const ACTIVE_ENRICH_JOBS =
+  "SELECT count(*)::int AS n FROM jobs WHERE kind = 'enrich' AND state IN ('queued', 'running')";
+const DEAD_ENRICH_JOBS =
+  "SELECT count(*)::int AS n, max(last_error) AS error FROM jobs WHERE kind = 'enrich' AND state = 'dead'";
+const UNREADY = "SELECT count(*)::int AS n FROM records WHERE NOT ready";
+
+async function count(system: System, sql: string): Promise<{ n: number; error?: string }> {
+  return (await system.db.query<{ n: number; error?: string }>(sql)).rows[0] ?? { n: 0 };
+}
+
+export async function unreadyRows(system: System): Promise<number> {
+  return (await count(system, UNREADY)).n;
+}
+
+/**
+ * Waits until the worker finished every enrichment job (a cheap poll on the jobs' partial
+ * indexes every 25 ms), then confirms no record is left unready. A dead job aborts the run.
+ */
+export async function waitUntilReady(system: System, log?: (line: string) => void): Promise<void> {
+  let nextReport = performance.now() + 60_000;
+  for (;;) {
+    if ((await count(system, ACTIVE_ENRICH_JOBS)).n === 0) break;
+    if (log && performance.now() > nextReport) {
+      // Progress on long drains (a full count: once a minute only).
+      log(`  ... ${await unreadyRows(system)} rows still unready`);
+      nextReport = performance.now() + 60_000;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const dead = await count(system, DEAD_ENRICH_JOBS);
+  if (dead.n > 0) throw new Error(`${dead.n} enrichment job(s) died; last error: ${dead.error}`);
+  const left = await unreadyRows(system);
+  if (left > 0) throw new Error(`no enrichment job is left but ${left} record(s) are still unready`);
+}
+
+export function startBenchWorker(system: System): Promise<Worker> {
+  return startWorker(system.db, system.config, pino({ level: "silent" }));
+}
+
+/** The worker makes the backlog (every row written while it was stopped) ready. */
+export async function drainBacklog(
+  system: System,
+  log: (line: string) => void,
+): Promise<{ worker: Worker; figure: Throughput }> {
+  const backlog = await unreadyRows(system);
+  const started = performance.now();
+  const worker = await startBenchWorker(system);
+  await waitUntilReady(system, log);
+  return { worker, figure: throughput(backlog, (performance.now() - started) / 1000) };
+}
+
+/** Rows/s from the first write of `rows` until the running worker made all of them ready. */
+export async function writeToReady(
+  system: System,
+  api: Api,
+  key: string,
+  rows: WriteRow[],
+  clients: number,
+  log: (line: string) => void,
+): Promise<Throughput> {
+  if ((await unreadyRows(system)) > 0) throw new Error("write-to-ready must start with no backlog");
+  const started = performance.now();
+  await writeRows(api, key, rows, 100, clients);
+  await waitUntilReady(system, log);
+  return throughput(rows.length, (performance.now() - started) / 1000);
+}

@@ -1,0 +1,97 @@
+// Flags of `npm run bench`. Every figure is reproducible from these and the seed.
+import { parseArgs } from "node:util";
+import { MODES, type ModeName } from "./modes.js";
+
+export interface Options {
+  /** Corpus sizes of the main workspace; each is measured in a fresh database. */
+  records: number[];
+  seed: number;
+  quick: boolean;
+  /** Concurrent writers for the ingest figures. */
+  clients: number;
+  /** Per search configuration (mode × client count): at most this many requests... */
+  requests: number;
+  /** ...or this many seconds, whichever comes first. */
+  seconds: number;
+  /** Rows written one per request for the batch-of-1 figure (a sample, not the whole corpus). */
+  singleRows: number;
+  /** Rows of each of the 2 noise workspaces, as a share of the main workspace's. */
+  noiseShare: number;
+  /** Distinct words of the corpus vocabulary and their Zipf exponent. */
+  words: number;
+  zipf: number;
+  modes: ModeName[];
+}
+
+const HELP = `npm run bench -- [flags]
+  --records 10000,100000  corpus sizes (main workspace rows); each in a fresh database
+  --seed 42               fixes corpus and queries
+  --quick                 a fast check: --records 2000, 30 requests or 1.5 s per configuration
+  --clients 4             concurrent writers for the ingest figures
+  --requests 200          per search configuration, at most this many requests ...
+  --seconds 15            ... or this many seconds, whichever first
+  --single 2000           rows written one per request (batch-of-1 figure)
+  --noise 0.2             rows of each of 2 noise workspaces, share of the main one
+  --words 5000            vocabulary size (Zipf-distributed)
+  --modes text,vector,... modes to measure (default all: ${MODES.join(", ")})
+Uses DATABASE_URL when set (a scratch database is created and dropped), else in-memory PGlite.`;
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${value}`);
+  return n;
+}
+
+function seedOption(value: string | undefined): number {
+  if (value === undefined) return 42;
+  if (!/^\d+$/.test(value)) throw new Error(`--seed must be a whole number, got ${value}`);
+  return Number(value) >>> 0;
+}
+
+export function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      records: { type: "string" },
+      seed: { type: "string" },
+      quick: { type: "boolean", default: false },
+      clients: { type: "string" },
+      requests: { type: "string" },
+      seconds: { type: "string" },
+      single: { type: "string" },
+      noise: { type: "string" },
+      words: { type: "string" },
+      modes: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const quick = values.quick ?? false;
+  const records = (values.records ?? (quick ? "2000" : "10000,100000"))
+    .split(",")
+    .map((s) => Math.trunc(positive("records", s.trim(), 0)));
+  const modes = (values.modes?.split(",") ?? MODES).map((m) => m.trim());
+  for (const mode of modes) {
+    if (!(MODES as readonly string[]).includes(mode))
+      throw new Error(`unknown mode ${mode}; known: ${MODES.join(", ")}`);
+  }
+  const noiseShare = values.noise === undefined ? 0.2 : Number(values.noise);
+  if (!(noiseShare >= 0 && noiseShare <= 1)) throw new Error("--noise must be between 0 and 1");
+  return {
+    records,
+    seed: seedOption(values.seed),
+    quick,
+    clients: Math.trunc(positive("clients", values.clients, 4)),
+    requests: Math.trunc(positive("requests", values.requests, quick ? 30 : 200)),
+    seconds: positive("seconds", values.seconds, quick ? 1.5 : 15),
+    singleRows: Math.trunc(positive("single", values.single, quick ? 200 : 2000)),
+    noiseShare,
+    words: Math.trunc(positive("words", values.words, 5000)),
+    zipf: 1.07,
+    modes: modes as ModeName[],
+  };
+}

@@ -1,0 +1,171 @@
+// Tables of a bench run (Markdown, readable on a terminal too) and the machine description.
+import os from "node:os";
+import type { Latency } from "./clients.js";
+import type { Throughput } from "./ingest.js";
+import { MODES, type ModeName } from "./modes.js";
+import type { ModeFigures } from "./search.js";
+
+export interface SizeResult {
+  records: number;
+  server_version: string;
+  corpus: Record<string, unknown>;
+  ingest: {
+    batch_100: Throughput;
+    batch_1: Throughput;
+    enrich_backlog: Throughput;
+    write_to_ready: Throughput;
+  };
+  search: Partial<Record<ModeName, ModeFigures>>;
+  peak_rss_mib: number;
+  database_mib: number;
+  seconds: number;
+}
+
+export function machine() {
+  return {
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? "unknown",
+    memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+}
+
+function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? "").length)));
+  const line = (row: string[]) =>
+    `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join(" | ")} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${"-".repeat(w + 1)}-` : `${"-".repeat(w + 1)}:`)).join("|")}|`;
+  return [line(cells[0] as string[]), rule, ...cells.slice(1).map(line)].join("\n");
+}
+
+const fmt = (x: number) => (Number.isFinite(x) ? (x >= 100 ? Math.round(x).toString() : x.toFixed(1)) : "-");
+
+export function ingestTable(sizes: SizeResult[]): string {
+  return table(
+    [
+      "records",
+      "batch 100 rows/s",
+      "batch 1 rows/s (sample)",
+      "enrich backlog rows/s",
+      "write-to-ready rows/s (sample)",
+      "peak RSS MiB",
+      "db MiB",
+      "run s",
+    ],
+    sizes.map((s) => [
+      s.records,
+      s.ingest.batch_100.rows_per_s,
+      `${s.ingest.batch_1.rows_per_s} (${s.ingest.batch_1.rows})`,
+      `${s.ingest.enrich_backlog.rows_per_s} (${s.ingest.enrich_backlog.rows})`,
+      `${s.ingest.write_to_ready.rows_per_s} (${s.ingest.write_to_ready.rows})`,
+      s.peak_rss_mib,
+      s.database_mib,
+      s.seconds,
+    ]),
+  );
+}
+
+const lat = (l: Latency) => [
+  fmt(l.p50),
+  fmt(l.p95),
+  fmt(l.p99),
+  fmt(l.rps),
+  l.errors ? `${l.n} (+${l.errors} 5xx)` : l.n,
+];
+
+export function searchTable(size: SizeResult): string {
+  const rows = MODES.flatMap((mode) => {
+    const f = size.search[mode];
+    if (!f) return [];
+    return [
+      [
+        mode,
+        ...lat(f.x1),
+        ...lat(f.x8),
+        fmt(f.floor.p50),
+        fmt(f.floor.touch_p50),
+        f.floor.statements,
+        `${f.ratio.toFixed(2)}x`,
+        `${f.ratio_paired.toFixed(2)}x`,
+        `${Math.round(f.empty_share * 100)}%`,
+      ],
+    ];
+  });
+  return table(
+    [
+      "mode",
+      "x1 p50",
+      "p95",
+      "p99",
+      "req/s",
+      "n",
+      "x8 p50",
+      "p95",
+      "p99",
+      "req/s",
+      "n",
+      "SQL floor p50",
+      "of it touch",
+      "stmts",
+      "API/SQL p50s",
+      "paired",
+      "empty",
+    ],
+    rows,
+  );
+}
+
+/** The slowest mode of a size, with the plan of its typical request's slowest statement. */
+export function slowestTable(size: SizeResult): string {
+  const modes = MODES.flatMap((mode) => {
+    const f = size.search[mode];
+    return f ? [{ mode, f }] : [];
+  });
+  const worst = modes.sort((a, b) => b.f.x1.p50 - a.f.x1.p50)[0];
+  if (!worst?.f.explain) return "";
+  const e = worst.f.explain;
+  return [
+    `Slowest mode at ${size.records} records: ${worst.mode} (x1 p50 ${fmt(worst.f.x1.p50)} ms). Its median request's`,
+    `floor is ${fmt(e.request_floor_ms)} ms, of which its slowest statement takes ${fmt(e.statement_ms)} ms:`,
+    "",
+    "```",
+    e.sql.length > 400 ? `${e.sql.slice(0, 400)} ...` : e.sql,
+    "",
+    ...e.plan.slice(0, 30),
+    ...(e.plan.length > 30 ? ["..."] : []),
+    "```",
+  ].join("\n");
+}
+
+/** Everything of one database's run, as Markdown. */
+export function report(run: {
+  db: string;
+  server_version: string;
+  seed: number;
+  commit: string;
+  src_dirty: boolean;
+  sizes: SizeResult[];
+}) {
+  const m = machine();
+  const parts = [
+    `## ${run.db} (PostgreSQL ${run.server_version}), seed ${run.seed}, commit ${run.commit}${run.src_dirty ? " + uncommitted src changes" : ""}`,
+    `${m.cores} cores (${m.cpu}), ${m.memory_gib} GiB, Node ${m.node}`,
+    "",
+    "Ingest (rows/s; batch 1 and write-to-ready on the sample shown in brackets)",
+    "",
+    ingestTable(run.sizes),
+  ];
+  for (const size of run.sizes) {
+    parts.push(
+      "",
+      `Search at ${size.records} records: latency ms at 1 (x1) and 8 (x8) concurrent clients, raw SQL floor ms`,
+      "",
+      searchTable(size),
+      "",
+      slowestTable(size),
+    );
+  }
+  return parts.join("\n");
+}

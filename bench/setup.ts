@@ -1,0 +1,87 @@
+// The system under test: a fresh database (in-memory PGlite, or a scratch database on the
+// server named by DATABASE_URL, dropped afterwards), migrated, the real Fastify app on a
+// recording Db listening on a local port, and workspaces with the example catalog published.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { exampleCatalogRequest } from "../src/catalog/index.js";
+import { type Config, loadConfig } from "../src/config/index.js";
+import { buildApp } from "../src/http/app.js";
+import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
+import { type Db, migrate, openPglite, openPostgres } from "../src/platform/db/index.js";
+import { createWorkspace } from "../src/workspaces/index.js";
+import type { Api } from "./clients.js";
+import { type Recorder, recordingDb } from "./recorder.js";
+
+export interface BenchDb {
+  db: Db;
+  label: "pglite" | "postgres";
+  drop: () => Promise<void>;
+}
+
+export async function openBenchDb(): Promise<BenchDb> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const db = await openPglite({ dataDir: "memory://" });
+    return { db, label: "pglite", drop: async () => {} };
+  }
+  const name = `engram_bench_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const db = await openPostgres({ connectionString: target.toString() });
+  return {
+    db,
+    label: "postgres",
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface System {
+  /** The real database: the worker, the floor replay and the bench's own checks use it. */
+  db: Db;
+  /** The proxy the app runs on. */
+  recorder: Recorder;
+  config: Config;
+  url: string;
+  close: () => Promise<void>;
+}
+
+export async function startSystem(db: Db): Promise<System> {
+  await migrate(db);
+  const config = loadConfig({ ...process.env, LOG_LEVEL: "silent" });
+  const recording = recordingDb(db);
+  const app = await buildApp({ config, db: recording.db, version: "bench" });
+  const url = await app.listen({ port: 0, host: "127.0.0.1" });
+  return { db, recorder: recording.recorder, config, url, close: () => app.close() };
+}
+
+export interface BenchWorkspace {
+  id: string;
+  name: string;
+  key: string;
+}
+
+/** A workspace with the example catalog published through the API (as an operator would). */
+export async function createBenchWorkspace(db: Db, api: Api, name: string): Promise<BenchWorkspace> {
+  const created = await createWorkspace(db, name);
+  await api.post(created.api_key, "/catalog", await exampleCatalogRequest(EXAMPLE_CATALOG_DIR));
+  return { id: created.id, name, key: created.api_key };
+}
+
+/** What the database says it is (PGlite answers with the PostgreSQL version it embeds). */
+export async function serverVersion(db: Db): Promise<string> {
+  const { rows } = await db.query<{ server_version: string }>("SHOW server_version");
+  return rows[0]?.server_version ?? "unknown";
+}
+
+export async function databaseBytes(db: Db): Promise<number> {
+  const { rows } = await db.query<{ bytes: number }>(
+    "SELECT pg_database_size(current_database())::bigint AS bytes",
+  );
+  return rows[0]?.bytes ?? 0;
+}

@@ -1,0 +1,134 @@
+// One corpus size, measured in a fresh database inside its own process (run.ts starts it), so
+// peak RSS and caches belong to this size alone. Writes its figures as JSON to the given path.
+//   node --import tsx bench/size.ts <records> <result.json> <options json>
+import { writeFile } from "node:fs/promises";
+import { Api } from "./clients.js";
+import { generateCorpus, type WriteRow } from "./corpus.js";
+import { drainBacklog, type Throughput, writeRows, writeToReady } from "./ingest.js";
+import type { Options } from "./options.js";
+import { measureSearch } from "./search.js";
+import { createBenchWorkspace, databaseBytes, openBenchDb, serverVersion, startSystem } from "./setup.js";
+import { buildVocabulary } from "./vocabulary.js";
+
+const [recordsArg, resultPath, optionsJson] = process.argv.slice(2);
+if (!recordsArg || !resultPath || !optionsJson)
+  throw new Error("usage: size.ts <records> <result.json> <options>");
+const records = Number(recordsArg);
+const options = JSON.parse(optionsJson) as Options;
+const began = performance.now();
+const log = (line: string) =>
+  process.stderr.write(
+    `[${records} ${((performance.now() - began) / 1000).toFixed(0).padStart(4)}s] ${line}\n`,
+  );
+
+/**
+ * The main corpus in three parts: the write-to-ready sample (its last customer events, which
+ * need enrichment), the batch-of-1 sample (the rows before them) and the bulk (the rest).
+ */
+function split(rows: WriteRow[], readySample: number, singleRows: number) {
+  const sample = new Set<number>();
+  for (let i = rows.length - 1; i >= 0 && sample.size < readySample; i--) {
+    if (rows[i]?.collection === "customer_events") sample.add(i);
+  }
+  const rest = rows.filter((_, i) => !sample.has(i));
+  const single = Math.min(singleRows, Math.floor(rest.length / 2));
+  return {
+    bulk: rest.slice(0, rest.length - single),
+    single: rest.slice(rest.length - single),
+    ready: rows.filter((_, i) => sample.has(i)),
+  };
+}
+
+function countBy(rows: WriteRow[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const row of rows) {
+    const name = row.tombstone ? `${row.collection} (tombstones)` : row.collection;
+    out[name] = (out[name] ?? 0) + 1;
+  }
+  return out;
+}
+
+const bench = await openBenchDb();
+const system = await startSystem(bench.db);
+const api = new Api(system.url, Math.max(8, options.clients));
+try {
+  const vocabulary = buildVocabulary(options.seed, options.words, options.zipf);
+  const main = await createBenchWorkspace(system.db, api, "bench-main");
+  const noise = [
+    await createBenchWorkspace(system.db, api, "bench-noise-1"),
+    await createBenchWorkspace(system.db, api, "bench-noise-2"),
+  ];
+  const corpus = generateCorpus(options.seed, records, vocabulary);
+  const readySample = options.quick ? 300 : Math.min(10_000, Math.max(1000, Math.round(records / 10)));
+  const parts = split(corpus, readySample, options.singleRows);
+  const noiseRows = Math.round(records * options.noiseShare);
+
+  // The noise workspaces first: same catalog and entity names, a fifth of the rows each. Their
+  // writes also warm the ingest path up before the timed writes.
+  log(`noise workspaces: 2 x ${noiseRows} rows`);
+  for (const [i, ws] of noise.entries()) {
+    await writeRows(
+      api,
+      ws.key,
+      generateCorpus(options.seed + 1 + i, noiseRows, vocabulary),
+      100,
+      options.clients,
+    );
+  }
+  log(`ingest, batches of 100: ${parts.bulk.length} rows, ${options.clients} clients, worker stopped`);
+  const batch100 = await writeRows(api, main.key, parts.bulk, 100, options.clients);
+  log(`  ${batch100.rows_per_s} rows/s`);
+  log(`ingest, batches of 1: a sample of ${parts.single.length} rows, ${options.clients} clients`);
+  const batch1 = await writeRows(api, main.key, parts.single, 1, options.clients);
+  log(`  ${batch1.rows_per_s} rows/s`);
+  log("worker: draining the enrichment backlog");
+  const { worker, figure: backlog } = await drainBacklog(system, log);
+  log(`  ${backlog.rows} rows made ready, ${backlog.rows_per_s} rows/s`);
+  log(`write-to-ready: ${parts.ready.length} customer events in batches of 100, worker running`);
+  let ready: Throughput;
+  try {
+    ready = await writeToReady(system, api, main.key, parts.ready, options.clients, log);
+  } finally {
+    await worker.stop();
+  }
+  log(`  ${ready.rows_per_s} rows/s`);
+  // Planner statistics as a settled system has them (server: autovacuum; PGlite: the app's own
+  // re-ANALYZE after growth), taken now so every search plan sees the whole corpus.
+  await system.db.exec("ANALYZE");
+  log(`search: ${options.requests} requests or ${options.seconds} s per configuration`);
+  const search = await measureSearch(
+    system,
+    api,
+    main.key,
+    vocabulary,
+    {
+      seed: options.seed,
+      records,
+      budget: { requests: options.requests, seconds: options.seconds },
+      modes: options.modes,
+    },
+    log,
+  );
+  const result = {
+    records,
+    server_version: await serverVersion(system.db),
+    corpus: {
+      main: countBy(corpus),
+      noise_rows_per_workspace: noiseRows,
+      write_to_ready_sample: parts.ready.length,
+      single_row_sample: parts.single.length,
+    },
+    ingest: { batch_100: batch100, batch_1: batch1, enrich_backlog: backlog, write_to_ready: ready },
+    search,
+    peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+    database_mib: Math.round((await databaseBytes(system.db)) / 2 ** 20),
+    seconds: Math.round((performance.now() - began) / 1000),
+  };
+  await writeFile(resultPath, JSON.stringify(result));
+  log("done");
+} finally {
+  await api.close();
+  await system.close();
+  await bench.db.close();
+  await bench.drop();
+}
