@@ -3,8 +3,7 @@
 // job's own lease heartbeat) wait until the whole job is done.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { waitFor } from "../support/wait.js";
-import { startTestWorker } from "../support/worker.js";
+import { enrichAll } from "../support/worker.js";
 
 describe("the worker between sub-batches", () => {
   let t: TestApp;
@@ -29,8 +28,6 @@ describe("the worker between sub-batches", () => {
     }));
     const res = await t.app.inject({ method: "POST", url: "/records", headers, payload: { records } });
     expect(res.statusCode, res.body).toBe(200);
-    // One write, one job of 240 records in sub-batches of 8.
-    const worker = await startTestWorker(t.db, { ENRICH_EMBED_BATCH: "8", ENRICH_LLM_BATCH: "8" });
     let last = performance.now();
     let longestGap = 0;
     const ticker = setInterval(() => {
@@ -40,16 +37,10 @@ describe("the worker between sub-batches", () => {
     }, 5);
     const started = performance.now();
     try {
-      await waitFor(async () => {
-        const { rows } = await t.db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND NOT ready",
-          [workspaceId],
-        );
-        return rows[0]?.n === 0;
-      }, 60_000);
+      // One write, one job of 240 records in sub-batches of 8.
+      await enrichAll(t.db, workspaceId, { env: { ENRICH_EMBED_BATCH: "8", ENRICH_LLM_BATCH: "8" } });
     } finally {
       clearInterval(ticker);
-      await worker.stop();
     }
     const drain = performance.now() - started;
     // The drain takes many sub-batches; the event loop never waits for more than a few of them.

@@ -18,11 +18,16 @@ export async function startTestWorker(db: Db, env: Record<string, string> = {}):
 }
 
 /**
- * Runs a worker until every record of the workspace is ready, then stops it. `except` names
- * records that are expected to stay unready (their enrichment cannot finish).
+ * Runs a worker (with these environment settings) until every record of the workspace is ready,
+ * then stops it. `except` names records expected to stay unready (their enrichment cannot finish).
  */
-export async function enrichAll(db: Db, workspaceId: string, except: string[] = []): Promise<void> {
-  const worker = await startTestWorker(db);
+export async function enrichAll(
+  db: Db,
+  workspaceId: string,
+  options: { except?: string[]; env?: Record<string, string> } = {},
+): Promise<void> {
+  const except = options.except ?? [];
+  const worker = await startTestWorker(db, options.env);
   try {
     await waitFor(async () => {
       const { rows } = await db.query<{ n: number }>(
