@@ -219,32 +219,22 @@ describe("search", () => {
         )
       ).rows[0]?.at ?? null;
     await t.db.query("UPDATE records SET last_accessed = NULL WHERE workspace_id = $1", [workspaceId]);
-    const body = await ok({ mode: "text", q: "refund", k: 1, scope: { entities: ["acme"] } });
+    const refund = { mode: "text", q: "refund", k: 1, scope: { entities: ["acme"] } };
+    const byAccess = { ...refund, rank: ["age_hours", "last_accessed"] };
+    const body = await ok(refund);
     expect(body.hits.map((h: any) => h.id)).toEqual([ids.refund]);
     const first = await accessed(ids.refund as string);
     expect(first).toBeInstanceOf(Date);
     expect(await accessed(ids.card as string)).toBeNull();
     // Just accessed: the signal reads about 0 hours.
-    const aged = await ok({
-      mode: "text",
-      q: "refund",
-      k: 1,
-      scope: { entities: ["acme"] },
-      rank: ["age_hours", "last_accessed"],
-    });
+    const aged = await ok(byAccess);
     expect(aged.hits[0].rank_score).toBeLessThan(0.01);
     expect(await accessed(ids.refund as string)).toEqual(first);
     // Older than a minute: the next search refreshes it.
     await t.db.query("UPDATE records SET last_accessed = now() - interval '2 hours' WHERE id = $1", [
       ids.refund,
     ]);
-    const stale = await ok({
-      mode: "text",
-      q: "refund",
-      k: 1,
-      scope: { entities: ["acme"] },
-      rank: ["age_hours", "last_accessed"],
-    });
+    const stale = await ok(byAccess);
     expect(stale.hits[0].rank_score).toBeCloseTo(2, 2);
     expect((await accessed(ids.refund as string))?.getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
