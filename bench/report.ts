@@ -31,7 +31,7 @@ export function machine() {
   };
 }
 
-function table(header: string[], rows: (string | number)[][]): string {
+export function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((row) => (row[i] ?? "").length)));
   const line = (row: string[]) =>
@@ -40,7 +40,8 @@ function table(header: string[], rows: (string | number)[][]): string {
   return [line(cells[0] as string[]), rule, ...cells.slice(1).map(line)].join("\n");
 }
 
-const fmt = (x: number) => (Number.isFinite(x) ? (x >= 100 ? Math.round(x).toString() : x.toFixed(1)) : "-");
+export const fmt = (x: number) =>
+  Number.isFinite(x) ? (x >= 100 ? Math.round(x).toString() : x.toFixed(1)) : "-";
 
 export function ingestTable(sizes: SizeResult[]): string {
   return table(

@@ -5,6 +5,7 @@
 // Uses DATABASE_URL when set (a scratch database is created and dropped), else in-memory PGlite.
 // Each size runs in its own process (bench/size.ts); this one prints and saves the tables.
 import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -44,6 +45,14 @@ function source(): { commit: string; src_dirty: boolean } {
   }
 }
 
+/** `base`, or `base-2`, `base-3`...: a second run on the same day keeps the first one's files. */
+function freeBase(base: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!existsSync(`${candidate}.json`)) return candidate;
+  }
+}
+
 const measured = source();
 const scratch = await mkdtemp(path.join(os.tmpdir(), "engram-bench-"));
 try {
@@ -69,7 +78,7 @@ try {
   console.log(`\n${markdown}\n\ntotal ${run.seconds} s`);
   const dir = fileURLToPath(new URL("./results/", import.meta.url));
   await mkdir(dir, { recursive: true });
-  const base = path.join(dir, `${date.slice(0, 10)}-${db}${options.quick ? "-quick" : ""}`);
+  const base = freeBase(path.join(dir, `${date.slice(0, 10)}-${db}${options.quick ? "-quick" : ""}`));
   await writeFile(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   await writeFile(`${base}.md`, `${markdown}\n`);
   console.log(`saved ${base}.json and .md`);
