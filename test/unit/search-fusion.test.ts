@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { rng as prng } from "../../bench/random.js";
 import {
   applyBoost,
   type FusedHit,
@@ -6,18 +7,6 @@ import {
   type RankedSource,
   sweepingSources,
 } from "../../src/search/fusion.js";
-
-/** A seeded PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const int = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 

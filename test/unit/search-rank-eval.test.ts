@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { rng as prng } from "../../bench/random.js";
 import { DEFAULT_RANK_CONF, type RankNode } from "../../src/catalog/rank.js";
 import { compileRank, evaluateRank, minMaxScores, orderByRank } from "../../src/search/rank-eval.js";
 import type { Candidate } from "../../src/search/types.js";
@@ -29,18 +30,6 @@ function candidate(over: Partial<Candidate> = {}): Candidate {
     created_at: NOW,
     last_accessed: null,
     ...over,
-  };
-}
-
-/** A seeded PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
