@@ -12,6 +12,8 @@ import { fmt, type SizeResult, table } from "./report.js";
 
 interface Run {
   db: string;
+  /** Absent in runs saved before the layout was recorded. */
+  layout?: string;
   commit: string;
   date: string;
   sizes: SizeResult[];
@@ -122,7 +124,7 @@ function sizeSection(sa: SizeResult, sb: SizeResult): string[] {
 }
 
 function compare(a: Run, b: Run): string {
-  const parts = [`## ${a.db}: run 1 ${a.date} (${a.commit}), run 2 ${b.date} (${b.commit})`];
+  const parts = [`## ${a.layout ?? a.db}: run 1 ${a.date} (${a.commit}), run 2 ${b.date} (${b.commit})`];
   for (const sa of a.sizes) {
     const sb = b.sizes.find((s) => s.records === sa.records);
     if (sb) parts.push("", ...sizeSection(sa, sb));
@@ -137,5 +139,6 @@ if (runs.length !== 2 || !a || !b) {
   console.error("usage: npm run bench:compare -- <first run>.json <second run>.json");
   process.exit(2);
 }
-if (a.db !== b.db) console.error(`note: comparing a ${a.db} run with a ${b.db} run`);
+const engine = (run: Run) => run.layout ?? run.db;
+if (engine(a) !== engine(b)) console.error(`note: comparing a ${engine(a)} run with a ${engine(b)} run`);
 console.log(compare(a, b));

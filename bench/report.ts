@@ -8,6 +8,8 @@ import type { ModeFigures } from "./search.js";
 export interface SizeResult {
   records: number;
   server_version: string;
+  /** The engine and vector index that served the searches (postgres/hnsw, postgres/exact, pglite/hnsw). */
+  layout: string;
   corpus: Record<string, unknown>;
   ingest: {
     batch_100: Throughput;
@@ -143,6 +145,7 @@ export function slowestTable(size: SizeResult): string {
 /** Everything of one database's run, as Markdown. */
 export function report(run: {
   db: string;
+  layout: string;
   server_version: string;
   seed: number;
   commit: string;
@@ -151,7 +154,7 @@ export function report(run: {
 }) {
   const m = machine();
   const parts = [
-    `## ${run.db} (PostgreSQL ${run.server_version}), seed ${run.seed}, commit ${run.commit}${run.src_dirty ? " + uncommitted src changes" : ""}`,
+    `## ${run.layout} (PostgreSQL ${run.server_version}), seed ${run.seed}, commit ${run.commit}${run.src_dirty ? " + uncommitted src changes" : ""}`,
     `${m.cores} cores (${m.cpu}), ${m.memory_gib} GiB, Node ${m.node}`,
     "",
     "Ingest (rows/s; batch 1 and write-to-ready on the sample shown in brackets)",

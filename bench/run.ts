@@ -66,6 +66,7 @@ try {
   const run = {
     date,
     db,
+    layout: sizes[0]?.layout ?? "unknown",
     server_version: sizes[0]?.server_version ?? "unknown",
     seed: options.seed,
     ...measured,
@@ -78,7 +79,8 @@ try {
   console.log(`\n${markdown}\n\ntotal ${run.seconds} s`);
   const dir = fileURLToPath(new URL("./results/", import.meta.url));
   await mkdir(dir, { recursive: true });
-  const base = freeBase(path.join(dir, `${date.slice(0, 10)}-${db}${options.quick ? "-quick" : ""}`));
+  const name = `${date.slice(0, 10)}-${run.layout.replace("/", "-")}${options.quick ? "-quick" : ""}`;
+  const base = freeBase(path.join(dir, name));
   await writeFile(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   await writeFile(`${base}.md`, `${markdown}\n`);
   console.log(`saved ${base}.json and .md`);

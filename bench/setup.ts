@@ -6,8 +6,8 @@ import pg from "pg";
 import { exampleCatalogRequest } from "../src/catalog/index.js";
 import { type Config, loadConfig } from "../src/config/index.js";
 import { buildApp } from "../src/http/app.js";
-import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
-import { type Db, migrate, openPglite, openPostgres } from "../src/platform/db/index.js";
+import { EXAMPLE_CATALOG_DIR, prepareDatabase } from "../src/main.js";
+import { type Db, openPglite, openPostgres } from "../src/platform/db/index.js";
 import { createWorkspace } from "../src/workspaces/index.js";
 import type { Api } from "./clients.js";
 import { type Recorder, recordingDb } from "./recorder.js";
@@ -30,7 +30,9 @@ export async function openBenchDb(): Promise<BenchDb> {
   await admin.query(`CREATE DATABASE ${name}`);
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const db = await openPostgres({ connectionString: target.toString() });
+  // VECTOR_LAYOUT=exact measures the exact scan on a server that has pgvector.
+  const { vectorLayout } = loadConfig(process.env);
+  const db = await openPostgres({ connectionString: target.toString(), vectorLayout });
   return {
     db,
     label: "postgres",
@@ -52,7 +54,7 @@ export interface System {
 }
 
 export async function startSystem(db: Db): Promise<System> {
-  await migrate(db);
+  await prepareDatabase(db);
   const config = loadConfig({ ...process.env, LOG_LEVEL: "silent" });
   const recording = recordingDb(db);
   const app = await buildApp({ config, db: recording.db, version: "bench" });

@@ -2,6 +2,7 @@
 // peak RSS and caches belong to this size alone. Writes its figures as JSON to the given path.
 //   node --import tsx bench/size.ts <records> <result.json> <options json>
 import { writeFile } from "node:fs/promises";
+import { storageLayout } from "../src/platform/db/index.js";
 import { Api } from "./clients.js";
 import { generateCorpus, type WriteRow } from "./corpus.js";
 import { drainBacklog, type Throughput, writeRows, writeToReady } from "./ingest.js";
@@ -112,6 +113,7 @@ try {
   const result = {
     records,
     server_version: await serverVersion(system.db),
+    layout: storageLayout(system.db),
     corpus: {
       main: countBy(corpus),
       noise_rows_per_workspace: noiseRows,

@@ -1,5 +1,6 @@
 // Typed configuration, read once from the environment at start. A bad value stops
 // startup with a ConfigError naming the variable.
+import type { VectorLayout } from "../platform/db/index.js";
 
 export interface Config {
   port: number;
@@ -27,7 +28,11 @@ export interface Config {
   fakeModelScript: string | undefined;
   /** How long a stalled worker keeps a job before another worker takes it over. */
   workerLeaseSeconds: number;
+  /** `auto`: pgvector with HNSW where the server offers it; `exact`: never, exact scans only. */
+  vectorLayout: VectorLayout;
 }
+
+const VECTOR_LAYOUTS: readonly VectorLayout[] = ["auto", "exact"];
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -132,11 +137,30 @@ function logLevel(env: Env): LogLevel {
   return value as LogLevel;
 }
 
+/**
+ * VECTOR_LAYOUT=exact keeps a PostgreSQL server on the exact layout even where pgvector is
+ * available; embedded storage always has pgvector, so there the setting is refused.
+ */
+function vectorLayout(env: Env, databaseUrl: string | undefined): VectorLayout {
+  const value = raw(env, "VECTOR_LAYOUT")?.toLowerCase() ?? "auto";
+  if (!(VECTOR_LAYOUTS as readonly string[]).includes(value)) {
+    throw new ConfigError("VECTOR_LAYOUT", `expected auto or exact, got "${value}"`);
+  }
+  if (value === "exact" && !databaseUrl) {
+    throw new ConfigError(
+      "VECTOR_LAYOUT",
+      "exact applies to a PostgreSQL server (DATABASE_URL); embedded storage always uses pglite/hnsw",
+    );
+  }
+  return value as VectorLayout;
+}
+
 export function loadConfig(env: Env = process.env): Config {
+  const url = databaseUrl(env);
   return {
     port: int(env, "PORT", 8080, 0, 65535),
     host: raw(env, "HOST") ?? "127.0.0.1",
-    databaseUrl: databaseUrl(env),
+    databaseUrl: url,
     dataDir: raw(env, "DATA_DIR") ?? "./.engram",
     logLevel: logLevel(env),
     corsOrigins: parseCorsOrigins(env.API_CORS_ORIGINS),
@@ -157,5 +181,6 @@ export function loadConfig(env: Env = process.env): Config {
     testDatabase: bool(env, "TEST_DATABASE", false),
     fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT"),
     workerLeaseSeconds: int(env, "WORKER_LEASE_SECONDS", 60, 1, 3600),
+    vectorLayout: vectorLayout(env, url),
   };
 }

@@ -28,20 +28,65 @@ function indexName(space: EmbeddingSpace): string {
   return `embeddings_hnsw_${sha256Hex(`${space.space}\u0000${space.dimensions}`).slice(0, 24)}`;
 }
 
+// Two workspaces publishing the same new space at once would race on the index name, and two
+// processes starting at once would both convert the column.
+const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
+
+async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
+  for (const space of spaces) {
+    await tx.exec(
+      `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON embeddings
+         USING hnsw (${spaceVectorSql("embedding", space.dimensions)} vector_cosine_ops)
+         WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}`,
+    );
+  }
+}
+
 /** Creates the HNSW index of each space that has none yet (in the caller's transaction). */
 export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
   return {
     async prepare(tx: Queryable, spaces: EmbeddingSpace[]) {
       if (!db.hasVector || spaces.length === 0) return;
-      // Two workspaces publishing the same new space at once would race on the index name.
-      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))");
-      for (const space of spaces) {
-        await tx.exec(
-          `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON embeddings
-             USING hnsw (${spaceVectorSql("embedding", space.dimensions)} vector_cosine_ops)
-             WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}`,
-        );
-      }
+      await tx.query(INDEX_LOCK_SQL);
+      await createIndexes(tx, spaces);
     },
   };
+}
+
+async function storedColumnType(tx: Queryable): Promise<string | undefined> {
+  const { rows } = await tx.query<{ type: string }>(
+    `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+     WHERE attrelid = 'embeddings'::regclass AND attname = 'embedding'`,
+  );
+  return rows[0]?.type;
+}
+
+/**
+ * Makes the stored embeddings match the layout this process serves (after migrations). Migration
+ * 0005 chose the column type by whether pgvector was installed then; a server that gained
+ * pgvector later, or one forced to the exact layout (VECTOR_LAYOUT), converts its vectors here:
+ * to `vector` with one HNSW index per stored (space, dimensions), or back to real[] without them.
+ * Returns the conversion made, if any.
+ */
+export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" | undefined> {
+  const wanted = db.hasVector ? "vector" : "real[]";
+  if ((await storedColumnType(db)) === wanted) return undefined;
+  return db.transaction(async (tx) => {
+    await tx.query(INDEX_LOCK_SQL);
+    if ((await storedColumnType(tx)) === wanted) return undefined;
+    if (db.hasVector) {
+      await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE vector USING embedding::vector");
+      const { rows } = await tx.query<EmbeddingSpace>(
+        "SELECT DISTINCT space, vector_dims(embedding) AS dimensions FROM embeddings",
+      );
+      await createIndexes(tx, rows);
+    } else {
+      const { rows } = await tx.query<{ indexname: string }>(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%'",
+      );
+      for (const row of rows) await tx.exec(`DROP INDEX ${row.indexname}`);
+      await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE real[] USING embedding::real[]");
+    }
+    return wanted;
+  });
 }

@@ -1,5 +1,5 @@
 export { markAccessed } from "./access.js";
-export { spacePredicateSql, spaceVectorSql } from "./embedding-index.js";
+export { alignEmbeddingLayout, spacePredicateSql, spaceVectorSql } from "./embedding-index.js";
 export { currentDocument, getRecord, type StatusFilter, slotHistory, timeline } from "./read.js";
 export { type DeltaScope, delta, moveCursor, scopeHash } from "./replay.js";
 export { SYSTEM_COLLECTION } from "./validate.js";

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { inject } from "vitest";
 import { type Db, openPglite, openPostgres } from "../../src/platform/db/index.js";
-import { databaseUrlFor } from "./urls.js";
+import { databaseUrlFor, testVectorLayout } from "./urls.js";
 
 export const onServer = Boolean(process.env.DATABASE_URL);
 
@@ -33,7 +33,7 @@ export async function createTestDb(): Promise<TestDb> {
     const name = `${template}_${randomBytes(4).toString("hex")}`;
     await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     const url = databaseUrlFor(process.env.DATABASE_URL as string, name);
-    const db = await openPostgres({ connectionString: url });
+    const db = await openPostgres({ connectionString: url, vectorLayout: testVectorLayout() });
     return {
       db,
       url,

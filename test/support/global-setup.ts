@@ -6,8 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { migrate, openPglite } from "../../src/platform/db/index.js";
-import { databaseUrlFor } from "./urls.js";
+import { prepareDatabase } from "../../src/main.js";
+import { openPglite } from "../../src/platform/db/index.js";
+import { databaseUrlFor, testVectorLayout } from "./urls.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,6 +18,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  const vectorLayout = testVectorLayout();
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const template = `engram_tpl_${randomBytes(4).toString("hex")}`;
@@ -24,8 +26,8 @@ export default async function setup(project: TestProject) {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${template}`);
     const { openPostgres } = await import("../../src/platform/db/index.js");
-    const db = await openPostgres({ connectionString: databaseUrlFor(serverUrl, template) });
-    await migrate(db);
+    const db = await openPostgres({ connectionString: databaseUrlFor(serverUrl, template), vectorLayout });
+    await prepareDatabase(db);
     await db.close();
     project.provide("serverTemplate", template);
     project.provide("pgliteDump", "");
@@ -39,7 +41,7 @@ export default async function setup(project: TestProject) {
     };
   }
   const db = await openPglite({ dataDir: "memory://" });
-  await migrate(db);
+  await prepareDatabase(db);
   const dump = await db.pglite.dumpDataDir("none");
   await db.close();
   const dir = await mkdtemp(join(tmpdir(), "engram-test-"));

@@ -26,7 +26,20 @@ describe("configuration", () => {
       maxFeedbackCommentChars: 4000,
       maxFeedbackEvidenceChars: 16000,
       testDatabase: false,
+      vectorLayout: "auto",
     });
+  });
+
+  it("VECTOR_LAYOUT forces the exact layout on a server, and is refused without one", () => {
+    const server = { DATABASE_URL: "postgres://u@localhost:5432/x" };
+    expect(loadConfig({ ...server, VECTOR_LAYOUT: "exact" }).vectorLayout).toBe("exact");
+    expect(loadConfig({ ...server, VECTOR_LAYOUT: "AUTO" }).vectorLayout).toBe("auto");
+    expect(() => loadConfig({ ...server, VECTOR_LAYOUT: "hnsw" })).toThrow(
+      /VECTOR_LAYOUT: expected auto or exact/,
+    );
+    expect(() => loadConfig({ VECTOR_LAYOUT: "exact" })).toThrow(
+      /VECTOR_LAYOUT: exact applies to a PostgreSQL server/,
+    );
   });
 
   it("reads values from the environment", () => {

@@ -3,4 +3,11 @@ export { loadMigrations, migrate } from "./migrate.js";
 export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";
 export { openPostgres } from "./postgres.js";
-export { type Db, type DbKind, type Queryable, type QueryResult, storageLayout } from "./types.js";
+export {
+  type Db,
+  type DbKind,
+  type Queryable,
+  type QueryResult,
+  storageLayout,
+  type VectorLayout,
+} from "./types.js";

@@ -1,13 +1,15 @@
 import { lockDataDir } from "./datadir-lock.js";
 import { openPglite } from "./pglite.js";
 import { openPostgres } from "./postgres.js";
-import type { Db } from "./types.js";
+import type { Db, VectorLayout } from "./types.js";
 
 export const MEMORY_DATA_DIR = "memory://";
 
 export interface DatabaseSettings {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Server only; embedded storage always has pgvector. */
+  vectorLayout?: VectorLayout;
   onIdleError?: (error: Error) => void;
 }
 
@@ -17,7 +19,11 @@ export interface DatabaseSettings {
  */
 export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
   if (settings.databaseUrl) {
-    return openPostgres({ connectionString: settings.databaseUrl, onIdleError: settings.onIdleError });
+    return openPostgres({
+      connectionString: settings.databaseUrl,
+      vectorLayout: settings.vectorLayout,
+      onIdleError: settings.onIdleError,
+    });
   }
   if (settings.dataDir === MEMORY_DATA_DIR) return openPglite({ dataDir: MEMORY_DATA_DIR });
   const lock = await lockDataDir(settings.dataDir);

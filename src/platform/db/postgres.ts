@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Db, Queryable, QueryResult } from "./types.js";
-import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
+import { HNSW_SETTINGS, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
 
 const INT8_OID = 20;
 
@@ -15,11 +15,23 @@ const types = {
 // A server that does not answer within this time is treated as down (health answers 503).
 const CONNECT_TIMEOUT_MS = 5_000;
 
-// Session settings sent when each connection opens. JIT compilation costs more than it saves
-// on Engram's queries: at 100k records (npm run bench) a graph view ran 34% faster without it
-// and text search 11-16%; only the exact vector scan of servers without pgvector lost (2-13%).
-// An `options` parameter in the connection string replaces this one.
-const SESSION_OPTIONS = "-c jit=off";
+// Session settings sent when each connection opens, so no query can run before them (a SET
+// issued from the pool's connect event raced the caller's first query on the same client).
+// JIT compilation costs more than it saves on Engram's queries: at 100k records (npm run bench)
+// a graph view ran 34% faster without it and text search 11-16%; only the exact vector scan of
+// servers without pgvector lost (2-13%). The HNSW settings are placeholders until pgvector loads
+// in the session, and harmless on a server without it.
+const SESSION_OPTIONS = ["-c jit=off", ...Object.entries(HNSW_SETTINGS).map(([k, v]) => `-c ${k}=${v}`)].join(
+  " ",
+);
+
+/** Our session options first, then the connection string's own, which win where they overlap. */
+function withSessionOptions(connectionString: string): string {
+  const url = new URL(connectionString);
+  const own = url.searchParams.get("options");
+  url.searchParams.set("options", own ? `${SESSION_OPTIONS} ${own}` : SESSION_OPTIONS);
+  return url.toString();
+}
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
@@ -36,6 +48,8 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
 
 export interface PostgresOptions {
   connectionString: string;
+  /** Default `auto`: pgvector when the server offers it. */
+  vectorLayout?: VectorLayout;
   poolSize?: number;
   onIdleError?: (error: Error) => void;
 }
@@ -43,8 +57,7 @@ export interface PostgresOptions {
 /** A PostgreSQL server through a node-postgres pool. */
 export async function openPostgres(options: PostgresOptions): Promise<Db & { pool: pg.Pool }> {
   const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    options: SESSION_OPTIONS,
+    connectionString: withSessionOptions(options.connectionString),
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types,
@@ -52,13 +65,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   // An idle client losing its connection must not crash the process; the next query
   // gets a fresh connection or a clear error.
   pool.on("error", (error) => options.onIdleError?.(error));
-  const hasVector = await enableVector(pool);
-  if (hasVector) {
-    // Every pooled connection searches vectors with the same HNSW settings: new connections
-    // get them before their first query, the one idle connection enableVector used gets them now.
-    pool.on("connect", (client) => void client.query(HNSW_SESSION_SQL).catch(() => undefined));
-    await pool.query(HNSW_SESSION_SQL).catch(() => undefined);
-  }
+  const hasVector = options.vectorLayout === "exact" ? false : await enableVector(pool);
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, lockWorkspace?: string): Promise<T> {
     const client = await pool.connect();

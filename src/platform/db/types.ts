@@ -42,7 +42,21 @@ export const WORKSPACE_LOCK_SQL =
  * iterative scan in relaxed order (search re-ranks candidates anyway). ef_search 100 keeps
  * recall high for the usual candidate counts (100..200) at a small cost.
  */
-export const HNSW_SESSION_SQL = "SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 100";
+export const HNSW_SETTINGS: Readonly<Record<string, string>> = {
+  "hnsw.iterative_scan": "relaxed_order",
+  "hnsw.ef_search": "100",
+};
+
+/** HNSW_SETTINGS as SET statements, for a session that is already open (PGlite). */
+export const HNSW_SESSION_SQL = Object.entries(HNSW_SETTINGS)
+  .map(([name, value]) => `SET ${name} = ${value}`)
+  .join("; ");
+
+/**
+ * `auto`: vectors in pgvector columns under HNSW indexes wherever the database offers the
+ * extension; `exact`: real[] columns and exact scans even where it does (VECTOR_LAYOUT).
+ */
+export type VectorLayout = "auto" | "exact";
 
 /** Which engine and vector index serve searches (CONVENTIONS.md: GET /rank/schema, backend[].layout). */
 export function storageLayout(db: Pick<Db, "kind" | "hasVector">): string {

@@ -1,0 +1,134 @@
+// The storage layout a server serves (CONVENTIONS.md, Storage): postgres/hnsw wherever the
+// server offers pgvector, postgres/exact only when VECTOR_LAYOUT=exact forces it (or pgvector
+// is missing); stored vectors are converted when a database changes layout between starts.
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app.js";
+import { prepareDatabase } from "../../src/main.js";
+import { type Db, openPostgres, type VectorLayout } from "../../src/platform/db/index.js";
+import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import { onServer } from "../support/db.js";
+import { testVectorLayout } from "../support/urls.js";
+import { enrichAll } from "../support/worker.js";
+
+/** Whether the server itself offers pgvector, asked on a connection of our own (not through Engram). */
+async function serverOffersPgvector(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+    return rows.length > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+async function columnType(db: Db): Promise<string | undefined> {
+  const { rows } = await db.query<{ type: string }>(
+    "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'embeddings'::regclass AND attname = 'embedding'",
+  );
+  return rows[0]?.type;
+}
+
+async function hnswIndexCount(db: Db): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'embeddings' AND indexdef ILIKE '%USING hnsw%'",
+  );
+  return rows[0]?.n ?? 0;
+}
+
+describe.runIf(onServer)("server storage layout", () => {
+  let t: TestApp;
+  let ws: Awaited<ReturnType<TestApp["workspace"]>>;
+  let offers: boolean;
+  const forced = testVectorLayout() === "exact";
+
+  const vectorSearch = async (app: FastifyInstance, q: string) => {
+    const res = await app.inject({
+      method: "POST",
+      url: "/search",
+      headers: ws.headers,
+      payload: { mode: "vector", q, k: 3, include: ["text"] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  const write = async (app: FastifyInstance, texts: string[]) => {
+    const records = texts.map((text) => ({
+      collection: "customer_events",
+      entity: "c-1",
+      type: "note",
+      text,
+    }));
+    const res = await app.inject({
+      method: "POST",
+      url: "/records",
+      headers: ws.headers,
+      payload: { records },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+
+  beforeAll(async () => {
+    offers = await serverOffersPgvector();
+    t = await createTestApp();
+    ws = await t.workspace("layout");
+    await t.publishExample(ws.headers);
+    await write(t.app, ["alpha bravo", "charlie delta", "echo foxtrot"]);
+    await enrichAll(t.db, ws.id);
+  });
+  afterAll(() => t.close());
+
+  it("a server offering pgvector serves postgres/hnsw unless VECTOR_LAYOUT=exact forces the exact scan", async () => {
+    const expected = offers && !forced ? "postgres/hnsw" : "postgres/exact";
+    const schema = await t.app.inject({ method: "GET", url: "/rank/schema", headers: ws.headers });
+    expect(schema.json().backend.layout).toBe(expected);
+    expect((await vectorSearch(t.app, "charlie delta")).backend[0].layout).toBe(expected);
+    expect(await columnType(t.db)).toBe(expected === "postgres/hnsw" ? "vector" : "real[]");
+    expect(await hnswIndexCount(t.db)).toBe(expected === "postgres/hnsw" ? 1 : 0);
+    if (forced) {
+      // Forced exact never installs the extension into the database.
+      const { rows } = await t.db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
+      expect(rows).toEqual([]);
+    }
+  });
+
+  it("stored vectors are converted when the database is reopened in the other layout, and stay searchable", async (ctx) => {
+    // Without pgvector on the server there is no other layout to convert to.
+    if (!offers) ctx.skip();
+    const url = t.testDb.url as string;
+    const run: VectorLayout = forced ? "exact" : "auto";
+    const other: VectorLayout = forced ? "auto" : "exact";
+    const expectations = {
+      auto: ["vector", 1, "postgres/hnsw"],
+      exact: ["real[]", 0, "postgres/exact"],
+    } as const;
+    let texts = ["alpha bravo", "charlie delta", "echo foxtrot"];
+    for (const [step, layout] of [other, run].entries()) {
+      const db = await openPostgres({ connectionString: url, vectorLayout: layout });
+      const app = await buildApp({ config: testConfig(), db, version: "test" });
+      try {
+        const prepared = await prepareDatabase(db);
+        const [type, indexes, served] = expectations[layout];
+        expect(prepared.embeddings).toBe(type);
+        expect(await columnType(db)).toBe(type);
+        expect(await hnswIndexCount(db)).toBe(indexes);
+        // Vectors stored before the conversion, and new ones enriched after it, are found.
+        const fresh = `golf hotel ${step}`;
+        await write(app, [fresh]);
+        await enrichAll(db, ws.id);
+        texts = [...texts, fresh];
+        for (const text of texts) {
+          const body = await vectorSearch(app, text);
+          expect(body.backend[0].layout).toBe(served);
+          expect(body.hits[0].text).toBe(text);
+        }
+        expect((await prepareDatabase(db)).embeddings).toBeUndefined();
+      } finally {
+        await app.close();
+        await db.close();
+      }
+    }
+  });
+});
