@@ -1,3 +1,4 @@
+import { INT4_MAX } from "../platform/input.js";
 import { type DefinitionCode, DefinitionError, type DefinitionPath } from "./definition-error.js";
 
 /** Finds the 1-based line of a path inside its file, when the source is known. */
@@ -128,8 +129,9 @@ export class Def {
     return n;
   }
 
+  /** A whole number; without an explicit max, at most INT4_MAX (the columns definitions reach). */
   integer(rule: NumberRule = {}): number {
-    const n = this.number(rule);
+    const n = this.number({ max: INT4_MAX, ...rule });
     if (!Number.isInteger(n)) this.fail(`expected a whole number, got ${n}`);
     return n;
   }

@@ -1,4 +1,5 @@
 import { LineCounter, parseDocument } from "yaml";
+import { inputProblems } from "../platform/input.js";
 import { Def, type LineLocator } from "./def.js";
 import { DefinitionError, type DefinitionPath } from "./definition-error.js";
 
@@ -48,12 +49,13 @@ export function parseFile(path: string, text: string): SourceFile {
     );
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter: lines,
-    uniqueKeys: true,
-    prettyErrors: false,
-    merge: false,
-  });
+  let doc: ParsedDocument;
+  try {
+    doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, merge: false });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new DefinitionError("yaml_syntax", path, [], "the YAML nests too deeply");
+  }
   const problem = doc.errors[0];
   if (problem) {
     const where = problem.linePos?.[0];
@@ -64,7 +66,7 @@ export function parseFile(path: string, text: string): SourceFile {
       `${problem.message.split("\n")[0]}${where ? ` (line ${where.line}, column ${where.col})` : ""}`,
     );
   }
-  const value = doc.toJS({ maxAliasCount: 100 });
+  const value = toValue(doc, path);
   const root = new Def(path, [], value === null ? undefined : value, locator(doc, lines));
   // List files start with their list key; the others are checked by their family's parser.
   if (entry.listKey) {
@@ -72,6 +74,26 @@ export function parseFile(path: string, text: string): SourceFile {
     root.at(entry.listKey).list();
   }
   return { path, family: entry.family, root };
+}
+
+type ParsedDocument = ReturnType<typeof parseDocument>;
+
+// Aliases may expand a small file into a huge value (a "billion laughs" alias bomb): the yaml
+// library stops past this many alias expansions, and the value must then fit the input rules.
+const MAX_ALIAS_COUNT = 100;
+
+function toValue(doc: ParsedDocument, path: string): unknown {
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // Excessive aliasing (ReferenceError) or nesting too deep for the converter (RangeError).
+    const reason = error instanceof RangeError ? "the YAML nests too deeply" : (error as Error).message;
+    throw new DefinitionError("yaml_syntax", path, [], reason);
+  }
+  const problem = inputProblems(value)[0];
+  if (problem) throw new DefinitionError("definition_invalid", path, problem.path, problem.message);
+  return value;
 }
 
 /** Parses every file of an upload, in path order so that errors are reported stably. */

@@ -51,13 +51,25 @@ const CONSTRAINT_TYPES: Record<string, readonly ValueType[]> = {
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** An RFC 3339 timestamp that carries its timezone (Z or an offset) and names a real instant. */
+// Instants PostgreSQL stores as written: from year 1 to year 9999, in UTC.
+const FIRST_INSTANT = new Date(0).setUTCFullYear(1, 0, 1);
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * An RFC 3339 timestamp that carries its timezone (Z or an offset), names a real calendar day
+ * and time, and falls within years 1 to 9999 in UTC (outside them PostgreSQL would refuse it or
+ * read it as another instant).
+ */
 export function isZonedTimestamp(value: unknown): value is string {
   if (typeof value !== "string" || !TIMESTAMP.test(value)) return false;
   const [date] = value.split(/[Tt]/);
   const [y, m, d] = (date as string).split("-").map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d));
-  return day.getUTCMonth() === m - 1 && day.getUTCDate() === d && !Number.isNaN(Date.parse(value));
+  // setUTCFullYear, because Date.UTC reads years 0-99 as 1900-1999.
+  const day = new Date(0);
+  day.setUTCFullYear(y, m - 1, d);
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return false;
+  const instant = Date.parse(value);
+  return !Number.isNaN(instant) && instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
 }
 
 /** A stable text form for comparing values (enum membership and uniqueness). */

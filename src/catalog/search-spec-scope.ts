@@ -1,5 +1,6 @@
 // The parts of a search request that depend on the catalog: scope and the collection versions
 // it reads, the single search profile they resolve to, and declared fields (where, order_by).
+import { INT4_MAX } from "../platform/input.js";
 import type { CatalogIndex } from "./index-types.js";
 import { typeProblem as fits, isZonedTimestamp } from "./params.js";
 import {
@@ -121,7 +122,7 @@ export function parseScope(value: unknown, path: Path, issues: Issues): Scope {
     }
   }
   if (src.depth_lte !== undefined) {
-    const depth = readInteger(src.depth_lte, [...path, "depth_lte"], issues, 0, Number.MAX_SAFE_INTEGER);
+    const depth = readInteger(src.depth_lte, [...path, "depth_lte"], issues, 0, INT4_MAX);
     if (depth !== undefined) scope.depth_lte = depth;
   }
   return scope;

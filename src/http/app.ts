@@ -8,7 +8,8 @@ import { ajv, queryAjv } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
-import { handleError, sendProblem } from "./problem.js";
+import { registerInputGuard } from "./input-guard.js";
+import { handleClientError, handleError, handleFrameworkError, sendProblem } from "./problem.js";
 import { backfillRoutes } from "./routes/backfill.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { discoveryRoutes } from "./routes/discovery.js";
@@ -52,6 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Finish in-flight requests on close; idle keep-alive sockets are closed at once.
     forceCloseConnections: "idle",
     return503OnClosing: true,
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === "querystring" || httpPart === "params" ? queryAjv : ajv).compile(schema),
@@ -79,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOrigins(app, deps.config.corsOrigins);
   registerAuth(app, deps.db);
+  registerInputGuard(app);
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);
   catalogRoutes(app, catalogDeps(deps.db, deps.config));

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, validationError } from "../platform/errors.js";
 import { toFieldErrors } from "../platform/schema.js";
@@ -90,4 +91,36 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   const appError = toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, "request failed");
   return sendProblem(reply, appError);
+}
+
+/** Fastify's router refusals (frameworkErrors): a URL it cannot decode, a path parameter too long. */
+export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return sendProblem(reply, new AppError("uri_too_long", "a path segment is longer than 100 characters"));
+  }
+  if (error.code === "FST_ERR_BAD_URL") {
+    return sendProblem(reply, new AppError("bad_request", "the URL path is not validly percent-encoded"));
+  }
+  return sendProblem(reply, toAppError(error));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (a header block or URL over
+ * 16 KB, a malformed request, a client too slow to send one), written straight to the socket.
+ */
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const problem =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? new AppError("headers_too_large", "the request line and headers exceed 16 KB")
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? new AppError("request_timeout", "the request was not received in time")
+        : new AppError("bad_request", "the HTTP request is malformed");
+  const body = JSON.stringify(problemBody(problem));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

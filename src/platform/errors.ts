@@ -2,6 +2,8 @@
 // AppError rendered as RFC 9457 problem details by the HTTP layer.
 
 export const ERROR_STATUS = {
+  // Requests the HTTP layer cannot read (bad percent-encoding, a malformed request line).
+  bad_request: 400,
   unauthorized: 401,
   origin_forbidden: 403,
   not_found: 404,
@@ -9,6 +11,7 @@ export const ERROR_STATUS = {
   artifact_not_found: 404,
   artifact_use_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   dedupe_conflict: 409,
   catalog_incompatible: 409,
   backfill_exists: 409,
@@ -23,6 +26,7 @@ export const ERROR_STATUS = {
   job_not_retryable: 409,
   artifact_use_expired: 410,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   request_schema: 422,
   // Catalog definition errors: each names the file and the dotted path inside it.
@@ -40,6 +44,7 @@ export const ERROR_STATUS = {
   graph_ambiguous: 422,
   reindex_request: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   not_implemented: 501,
   answer_citation: 502,

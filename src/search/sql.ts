@@ -133,23 +133,54 @@ export function orderSql(
 }
 
 /**
- * A tsquery matching records that contain any of the query's terms (CONVENTIONS.md): quoted
- * phrases must appear as phrases, -term excludes.
+ * Most distinct terms (words, quoted phrases and -exclusions) a text query uses; later ones are
+ * ignored. Each term costs the full-text match and ts_rank_cd a pass, and PGlite failed outright
+ * on a query of ~900 terms ("bad buffer ID"), wedging the embedded database.
  */
-export function tsQuerySql(params: Params, config: string, q: string): string | undefined {
-  const cfg = `${params.add(config)}::regconfig`;
-  const wanted: string[] = [];
-  const excluded: string[] = [];
+export const MAX_TEXT_TERMS = 64;
+
+interface TextTerm {
+  text: string;
+  phrase: boolean;
+  negate: boolean;
+}
+
+/** The query's terms in order, duplicates dropped, at most MAX_TEXT_TERMS. */
+export function textTerms(q: string): TextTerm[] {
+  const terms: TextTerm[] = [];
+  const seen = new Set<string>();
   for (const match of q.matchAll(/(-?)"([^"]+)"|(-?)(\S+)/g)) {
     const phrase = match[2];
-    const negate = (match[1] ?? match[3]) === "-";
-    const term = phrase ?? match[4] ?? "";
-    const sql = phrase
-      ? `phraseto_tsquery(${cfg}, ${params.add(term)})`
-      : `plainto_tsquery(${cfg}, ${params.add(term)})`;
-    (negate ? excluded : wanted).push(sql);
+    const term = {
+      text: phrase ?? match[4] ?? "",
+      phrase: phrase !== undefined,
+      negate: (match[1] ?? match[3]) === "-",
+    };
+    const id = JSON.stringify(term);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    terms.push(term);
+    if (terms.length === MAX_TEXT_TERMS) break;
   }
-  if (wanted.length === 0) return undefined;
-  const any = `(${wanted.join(" || ")})`;
-  return excluded.reduce((query, not) => `(${query} && !!${not})`, any);
+  return terms;
+}
+
+/**
+ * A tsquery matching records that contain any of the query's terms (CONVENTIONS.md): quoted
+ * phrases must appear as phrases, -term excludes. The terms travel as three array parameters and
+ * the tsquery is assembled in one flat expression, whatever their number.
+ */
+export function tsQuerySql(params: Params, config: string, q: string): string | undefined {
+  const terms = textTerms(q);
+  if (!terms.some((term) => !term.negate)) return undefined;
+  const cfg = `${params.add(config)}::regconfig`;
+  // Each term's own tsquery, in its text form, joined: wanted ones by |, excluded ones as & !().
+  // Terms that are only stop words give an empty tsquery and drop out; none left matches nothing.
+  return `(SELECT ('(' || string_agg(CASE WHEN NOT t.negate THEN '(' || t.q::text || ')' END, ' | ' ORDER BY t.n) || ')'
+      || coalesce(string_agg(CASE WHEN t.negate THEN ' & !(' || t.q::text || ')' END, '' ORDER BY t.n), ''))::tsquery
+    FROM (SELECT u.n, u.negate,
+            CASE WHEN u.phrase THEN phraseto_tsquery(${cfg}, u.text) ELSE plainto_tsquery(${cfg}, u.text) END AS q
+          FROM unnest(${params.add(terms.map((t) => t.text))}::text[], ${params.add(terms.map((t) => t.phrase))}::boolean[],
+            ${params.add(terms.map((t) => t.negate))}::boolean[]) WITH ORDINALITY AS u(text, phrase, negate, n)) t
+    WHERE numnode(t.q) > 0)`;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Db } from "../../platform/db/index.js";
+import { INT4_MAX } from "../../platform/input.js";
 import {
   type BackfillRequest,
   cancelBackfill,
@@ -22,9 +23,9 @@ export function backfillRoutes(app: FastifyInstance, db: Db): void {
           type: "object",
           properties: {
             collection: { type: "string", minLength: 1 },
-            version: { type: "integer", minimum: 1 },
+            version: { type: "integer", minimum: 1, maximum: INT4_MAX },
             processor: { type: "string", minLength: 1 },
-            max_rows: { type: "integer", minimum: 1 },
+            max_rows: { type: "integer", minimum: 1, maximum: INT4_MAX },
           },
           required: ["collection", "version", "processor"],
           additionalProperties: false,

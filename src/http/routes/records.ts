@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { requireCatalog } from "../../catalog/index.js";
 import type { Config } from "../../config/index.js";
 import type { Db } from "../../platform/db/index.js";
+import { SEQ_MAX } from "../../platform/input.js";
 import {
   currentDocument,
   delta,
@@ -19,7 +20,7 @@ const nameList = {
   description: "comma-separated, or the parameter repeated",
 } as const;
 const limit = { type: "integer", minimum: 1, maximum: 100, default: 20 } as const;
-const seq = { type: "integer", minimum: 0 } as const;
+const seq = { type: "integer", minimum: 0, maximum: SEQ_MAX } as const;
 const nonBlank = { type: "string", minLength: 1, pattern: "\\S" } as const;
 const includeSystem = { type: "boolean", default: false } as const;
 

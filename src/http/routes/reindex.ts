@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config/index.js";
 import type { Db } from "../../platform/db/index.js";
+import { SEQ_MAX } from "../../platform/input.js";
 import { type ReindexRequest, startReindex } from "../../records/reindex.js";
 
 export function reindexRoutes(app: FastifyInstance, db: Db, config: Config): void {
@@ -13,7 +14,7 @@ export function reindexRoutes(app: FastifyInstance, db: Db, config: Config): voi
         body: {
           type: "object",
           properties: {
-            since_seq: { type: "integer", minimum: 0 },
+            since_seq: { type: "integer", minimum: 0, maximum: SEQ_MAX },
             reset: { type: "boolean" },
             confirm: { type: "boolean" },
           },

@@ -1,13 +1,14 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
 
 const INT8_OID = 20;
 
 // Sequence numbers and counters are bigint; they stay far below 2^53, so numbers are
-// safe and both adapters return the same JavaScript types.
-const parsers = { [INT8_OID]: (value: string) => Number(value) };
+// safe and both adapters return the same JavaScript types (timestamps: see timestamps.ts).
+const parsers = { [INT8_OID]: (value: string) => Number(value), [TIMESTAMPTZ_OID]: parseTimestamptz };
 
 function wrap(target: PGlite | Transaction): Queryable {
   return {

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 import { HNSW_SETTINGS, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
 
@@ -8,6 +9,7 @@ const INT8_OID = 20;
 const types = {
   getTypeParser(oid: number, format?: "text" | "binary") {
     if (oid === INT8_OID && format !== "binary") return (value: string) => Number(value);
+    if (oid === TIMESTAMPTZ_OID && format !== "binary") return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },
 };

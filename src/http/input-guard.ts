@@ -1,0 +1,31 @@
+import type { FastifyInstance } from "fastify";
+import { validationError } from "../platform/errors.js";
+import { type InputProblem, inputProblems, printable } from "../platform/input.js";
+
+// Bad characters are replaced in the paths an error names, so the refusal itself is clean text.
+function located(problems: InputProblem[], part: string) {
+  return problems.map((problem) => ({
+    path: [part, ...problem.path.map((segment) => printable(String(segment)))]
+      .filter((s) => s !== "")
+      .join("."),
+    message: problem.message,
+  }));
+}
+
+/**
+ * The input rules of src/platform/input.ts, applied to every route before its own validation:
+ * path parameters, the query string and the body. A refusal is 422 request_schema naming each
+ * field, and nothing runs after it.
+ */
+export function registerInputGuard(app: FastifyInstance): void {
+  app.addHook("preValidation", async (request) => {
+    const errors = [
+      ...located(inputProblems(request.params), "params"),
+      ...located(inputProblems(request.query), "querystring"),
+      ...located(inputProblems(request.body), ""),
+    ];
+    if (errors.length > 0) {
+      throw validationError("the request holds values Engram cannot store or read", errors);
+    }
+  });
+}

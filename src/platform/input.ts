@@ -1,0 +1,82 @@
+// What any value a client sends must be before it goes further (README: "Input rules"): text
+// PostgreSQL can store (no NUL, no lone UTF-16 surrogate; `text` and `jsonb` hold neither),
+// finite numbers (JSON.parse reads 1e400 as Infinity), and bounded nesting (deeper values would
+// overflow recursive code such as canonical hashing). Checked once at the edge: request bodies,
+// query strings and path parameters over HTTP, and parsed YAML in catalog uploads.
+
+/** Largest PostgreSQL integer (int4): versions, depths, counts and limits stored in such columns. */
+export const INT4_MAX = 2_147_483_647;
+
+/**
+ * Largest sequence number or cursor position accepted. Columns are int8, but both database
+ * adapters read int8 as a JavaScript number, so seq stays below 2^53 and larger inputs, which
+ * JSON and query strings would round, are refused instead of read inexactly.
+ */
+export const SEQ_MAX = Number.MAX_SAFE_INTEGER;
+
+/** Deepest nesting of objects and arrays in a request body: a record's content keeps 64 levels. */
+export const MAX_INPUT_DEPTH = 72;
+
+/** Most problems one refusal lists (a hostile body could have millions). */
+const MAX_PROBLEMS = 20;
+
+export interface InputProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE = new RegExp(`\u0000|${LONE_SURROGATE.source}`, "g");
+
+/** The text with each unstorable character replaced by U+FFFD, to name it in an error. */
+export function printable(text: string): string {
+  return text.replace(UNSTORABLE, "\uFFFD");
+}
+
+/** Why a string cannot be stored, or undefined when it can. */
+export function textProblem(text: string): string | undefined {
+  if (text.includes("\u0000")) return "must not contain the NUL character (U+0000)";
+  if (LONE_SURROGATE.test(text)) return "must not contain a lone UTF-16 surrogate (invalid Unicode)";
+  return undefined;
+}
+
+/**
+ * The problems of a parsed value, at most MAX_PROBLEMS: bad text in strings
+ * and object keys, non-finite numbers, nesting deeper than maxDepth. Iterative, so a value nested
+ * a million levels is refused instead of overflowing the stack.
+ */
+export function inputProblems(value: unknown, maxDepth = MAX_INPUT_DEPTH): InputProblem[] {
+  const problems: InputProblem[] = [];
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0 && problems.length < MAX_PROBLEMS) {
+    const { value: item, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (typeof item === "string") {
+      const problem = textProblem(item);
+      if (problem) problems.push({ path, message: problem });
+    } else if (typeof item === "number") {
+      if (!Number.isFinite(item)) problems.push({ path, message: "must be a finite number" });
+    } else if (item !== null && typeof item === "object") {
+      if (path.length >= maxDepth) {
+        problems.push({ path, message: `nests deeper than ${maxDepth} levels of objects and arrays` });
+        continue;
+      }
+      const entries: [string | number, unknown][] = Array.isArray(item)
+        ? item.map((child, i) => [i, child])
+        : Object.entries(item);
+      // Pushed in reverse so that values are visited in document order.
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [name, child] = entries[i] as [string | number, unknown];
+        if (typeof name === "string") {
+          const problem = textProblem(name);
+          if (problem) {
+            problems.push({ path: [...path, name], message: `has a property name that ${problem}` });
+            continue;
+          }
+        }
+        stack.push({ value: child, path: [...path, name] });
+      }
+    }
+  }
+  return problems.slice(0, MAX_PROBLEMS);
+}

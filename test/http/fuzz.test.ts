@@ -1,0 +1,357 @@
+// Property-based sweep (fast-check) over every route's request: arbitrary JSON bodies, valid
+// bodies with one value replaced by a hostile one, hostile query strings and path segments.
+// Whatever arrives, the answer is never a 5xx, and every 4xx is a problem with a code.
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../support/app.js";
+import { exampleRequest } from "../support/example-catalog.js";
+import { enrichAll } from "../support/worker.js";
+
+// Runs per property; FUZZ_RUNS raises it for a longer local sweep.
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
+let tried = 0;
+
+/** Strings a client could send that storage or parsing might choke on. */
+const hostileString = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({
+    unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+    maxLength: 3,
+  }),
+  fc.constantFrom(
+    "\u0000",
+    "a\u0000b",
+    "\ud800",
+    "x\udfff",
+    "",
+    " ",
+    "'; DROP TABLE records; --",
+    "%00",
+    "🙂",
+  ),
+  fc.string({ maxLength: 3 }).map((s) => s.repeat(3000)),
+);
+
+/** Numbers at and past the edges of every column and parser. */
+const hostileNumber = fc.oneof(
+  fc.constantFrom(0, -1, 1.5, -0, 2 ** 31, 2 ** 31 - 1, 2 ** 53, 2 ** 63, -(2 ** 63), 1e308, -1e308, 5e-324),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+);
+
+const hostileLeaf = fc.oneof(hostileString, hostileNumber, fc.boolean(), fc.constant(null));
+
+/** A JSON value with hostile leaves, sometimes nested deeply. */
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }),
+  fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      hostileLeaf,
+      fc.array(tie("value"), { maxLength: 4 }),
+      fc.dictionary(hostileString, tie("value"), { maxKeys: 4 }),
+    ),
+  })).value,
+  fc.integer({ min: 60, max: 3000 }).map((levels) => {
+    let value: unknown = "leaf";
+    for (let i = 0; i < levels; i++) value = i % 2 ? [value] : { a: value };
+    return value;
+  }),
+);
+
+/** Percent-encodes text; a lone surrogate has no UTF-8 form, so its would-be bytes are sent. */
+function encode(text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return "%ED%A0%80";
+  }
+}
+
+/** Replaces the value at one path of a valid body (chosen by index) with a hostile one. */
+function mutate(body: unknown, choice: number, replacement: unknown): unknown {
+  const paths: (string | number)[][] = [];
+  const walk = (value: unknown, path: (string | number)[]) => {
+    paths.push(path);
+    if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) walk(item, [...path, i]);
+    } else if (value && typeof value === "object")
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
+  };
+  walk(body, []);
+  const target = paths[choice % paths.length] ?? [];
+  if (target.length === 0) return replacement;
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let node = copy;
+  for (const segment of target.slice(0, -1)) node = node[segment] as Record<string | number, unknown>;
+  node[target.at(-1) as string | number] = replacement;
+  return copy;
+}
+
+describe("fuzzing every route: never a 5xx, every refusal a problem with a code", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+  const ids: { record: string } = { record: "" };
+
+  // Valid bodies per route, the seeds of the mutations.
+  let bodies: { method: "POST"; url: string; body: unknown }[] = [];
+
+  async function send(method: "GET" | "POST", url: string, payload?: unknown, raw?: string) {
+    tried++;
+    const res = await t.app.inject({
+      method,
+      url,
+      headers: raw === undefined ? headers : { ...headers, "content-type": "application/json" },
+      ...(raw !== undefined ? { payload: raw } : payload !== undefined ? { payload: payload as object } : {}),
+    });
+    const context = `${method} ${url} ${raw ?? JSON.stringify(payload)?.slice(0, 300)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+    expect(res.statusCode, context).toBeLessThan(500);
+    if (res.statusCode >= 400) {
+      expect(res.headers["content-type"], context).toMatch(/^application\/problem\+json/);
+      expect(typeof res.json().code, context).toBe("string");
+    }
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const ws = await t.workspace("fuzz");
+    headers = ws.headers;
+    await t.publishExample(headers);
+    const written = await t.app.inject({
+      method: "POST",
+      url: "/records",
+      headers,
+      payload: {
+        records: [
+          {
+            collection: "customer_events",
+            entity: "c1",
+            type: "ticket",
+            text: "card declined",
+            content: { topic: "billing", priority: 4, tags: ["a"] },
+          },
+          {
+            collection: "customer_facts",
+            entity: "c1",
+            type: "fact",
+            key: "plan",
+            text: "pro",
+            content: { tier: "pro" },
+          },
+          {
+            collection: "edges",
+            entity: "kb",
+            type: "link",
+            text: "a b",
+            content: { subject: "a", object: "b", predicate: "p" },
+          },
+        ],
+      },
+    });
+    expect(written.statusCode, written.body).toBe(200);
+    ids.record = written.json().inserted[0].id;
+    await enrichAll(t.db, ws.id);
+    const example = await exampleRequest();
+    bodies = [
+      {
+        method: "POST",
+        url: "/records",
+        body: {
+          records: [
+            {
+              collection: "customer_facts",
+              entity: "c2",
+              type: "fact",
+              key: "plan",
+              text: "t",
+              content: { tier: "free" },
+              occurred_at: "2026-01-01T00:00:00Z",
+              dedupe_key: "d1",
+              scores: { s: 1 },
+              annotations: { n: { a: 1 } },
+              derived_from: [ids.record],
+              status: "active",
+              tombstone: false,
+            },
+          ],
+        },
+      },
+      {
+        method: "POST",
+        url: "/search",
+        body: {
+          mode: "hybrid",
+          q: "card",
+          k: 5,
+          include: ["text", "scores"],
+          scope: {
+            entities: ["c1"],
+            types: ["ticket"],
+            occurred_after: "2020-01-01T00:00:00Z",
+            depth_lte: 0,
+            status: "active",
+            keyed: "any",
+            versions: "current",
+          },
+          params: { candidates: 50 },
+          render: true,
+          fence: { tag: "m", preamble: "p" },
+        },
+      },
+      {
+        method: "POST",
+        url: "/search",
+        body: {
+          mode: "structured",
+          scope: { collections: ["customer_events"] },
+          where: { priority: { gte: 1, lte: 5 }, tags: { contains_any: ["a"] }, topic: { in: ["billing"] } },
+          order_by: [{ field: "priority", direction: "desc" }],
+          fields: ["topic"],
+        },
+      },
+      {
+        method: "POST",
+        url: "/search",
+        body: {
+          q: "card",
+          sources: [
+            { name: "t", mode: "text", scope: { collections: ["customer_events"] }, k: 5, weight: 2 },
+            { name: "r", mode: "recent", scope: { collections: ["customer_events"] } },
+          ],
+          fuse: { kind: "rrf", rank_constant: 60 },
+          boost: ["const", 1],
+        },
+      },
+      {
+        method: "POST",
+        url: "/search",
+        body: {
+          mode: "text",
+          q: "card",
+          rank: [
+            "sum",
+            [
+              ["text_match"],
+              ["decay", ["age_hours", "created_at"], { midpoint: 24, exponent: 1 }],
+              ["score", "urgency"],
+            ],
+          ],
+        },
+      },
+      {
+        method: "POST",
+        url: "/views/customer_history/query",
+        body: { customer: "c1", question: "card", limit: 5 },
+      },
+      {
+        method: "POST",
+        url: "/views/topic_graph/query",
+        body: { seed: "a", depth: 2, direction: "both", limit: 5 },
+      },
+      {
+        method: "POST",
+        url: "/cursor",
+        body: { consumer: "x", entity: "c1", position: 1, scope_hash: "a".repeat(64), force: true },
+      },
+      {
+        method: "POST",
+        url: "/backfill",
+        body: { collection: "customer_events", version: 1, processor: "urgency", max_rows: 5 },
+      },
+      { method: "POST", url: "/reindex", body: { since_seq: 1, confirm: true } },
+      { method: "POST", url: "/catalog?dry_run=true", body: example },
+    ];
+  });
+  afterAll(() => {
+    console.log(`fuzz: ${tried} requests tried`);
+    return t.close();
+  });
+
+  it("valid bodies with one value replaced by a hostile one", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(bodies.length - 1), fc.nat(), hostileValue, async (which, choice, value) => {
+        const target = bodies[which] as (typeof bodies)[number];
+        await send(target.method, target.url, mutate(target.body, choice, value));
+      }),
+      { numRuns: RUNS * 5 },
+    );
+  });
+
+  it("arbitrary bodies on every route that takes one", async () => {
+    const urls = [
+      "/records",
+      "/search",
+      "/views/customer_history/query",
+      "/views/nope/query",
+      "/cursor",
+      "/backfill",
+      "/reindex",
+      "/catalog?dry_run=true",
+      `/backfill/${ids.record}/cancel`,
+      `/jobs/${ids.record}/retry`,
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...urls), hostileValue, async (url, body) => {
+        await send("POST", url, body === undefined ? {} : body);
+      }),
+      { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("raw JSON texts: numbers past double range, truncations, duplicate keys", async () => {
+    const texts = fc.oneof(
+      fc.constantFrom("1e400", "-1e400", "1e-400", "123456789012345678901234567890", "-0"),
+      fc.nat(),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...bodies), texts, fc.nat(), async (target, number, cut) => {
+        const json = JSON.stringify(target.body);
+        const withNumber = json.replace(/:(-?\d+(\.\d+)?)/, `:${number}`);
+        await send(target.method, target.url, undefined, withNumber);
+        await send(target.method, target.url, undefined, json.slice(0, cut % (json.length + 1)));
+        await send(target.method, target.url, undefined, json.replace(/^\{/, '{"a":1,"a":2,'));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("hostile query strings and path segments on every GET route", async () => {
+    const routes = [
+      ["/timeline", ["entity", "collections", "types", "status", "include_system", "limit", "before_seq"]],
+      ["/document", ["entity", "collections", "status"]],
+      ["/document/history", ["entity", "collection", "key", "limit", "before_seq"]],
+      ["/delta", ["consumer", "entity", "collection", "status", "include_system", "limit"]],
+      ["/search", ["q", "entity", "collection", "k"]],
+      ["/catalog", []],
+      ["/views", []],
+      ["/rank/schema", []],
+      ["/backfill", []],
+    ] as const;
+    const value = fc.oneof(
+      hostileString,
+      hostileNumber.map(String),
+      fc.constantFrom("%", "%zz", "%ED%A0%80", "%00"),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...routes),
+        fc.array(fc.tuple(fc.nat(), value), { maxLength: 5 }),
+        hostileString,
+        async ([path, names], pairs, segment) => {
+          const query = pairs
+            .map(
+              ([i, v]) =>
+                `${names[i % Math.max(1, names.length)] ?? "x"}=${v.startsWith("%") ? v : encode(v)}`,
+            )
+            .join("&");
+          await send("GET", `${path}?${query}`);
+          const encoded = encode(segment);
+          for (const template of ["/records/", "/jobs/", "/backfill/"])
+            await send("GET", `${template}${encoded}`);
+          await send("POST", `/views/${encoded}/query`, {});
+        },
+      ),
+      { numRuns: RUNS * 2 },
+    );
+  });
+});
