@@ -6,10 +6,11 @@ import { AppError } from "../platform/errors.js";
 import { loggerOptions } from "../platform/log.js";
 import { ajv, queryAjv } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
+import { registerInputGuard } from "./input-guard.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
-import { registerInputGuard } from "./input-guard.js";
 import { handleClientError, handleError, handleFrameworkError, sendProblem } from "./problem.js";
+import { RESPONSES } from "./responses.js";
 import { backfillRoutes } from "./routes/backfill.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { discoveryRoutes } from "./routes/discovery.js";
@@ -29,6 +30,8 @@ export interface AppDeps {
   version: string;
   /** Route plugins registered after the built-in ones (domain routes; probes in tests). */
   routes?: ((app: FastifyInstance) => void | Promise<void>)[];
+  /** Hooks added before any route (the tests' check of replies against the documented schemas). */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 /** Route patterns by method, to tell "no such path" (404) from "wrong method" (405). */
@@ -46,6 +49,25 @@ function trackRoutes(app: FastifyInstance): (url: string) => string[] {
   };
 }
 
+const PROBLEM_REF = { $ref: "Problem#" };
+
+/** Gives every documented route its success body (responses.ts) and problem details otherwise. */
+function documentResponses(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    if (!route.schema || route.schema.hide) return;
+    const documented = [route.method]
+      .flat()
+      .map((method) => RESPONSES[`${method} ${route.url}`])
+      .find(Boolean);
+    route.schema.response = {
+      ...(documented ? { [documented.status]: documented.schema } : {}),
+      "4xx": PROBLEM_REF,
+      "5xx": PROBLEM_REF,
+      ...(route.schema.response as object | undefined),
+    };
+  });
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.config.logLevel === "silent" ? false : loggerOptions(deps.config.logLevel),
@@ -60,7 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (httpPart === "querystring" || httpPart === "params" ? queryAjv : ajv).compile(schema),
   );
   app.addSchema(problemSchema);
+  // Replies are plain JSON.stringify: response schemas document the contract (responses.ts) and
+  // must never strip or coerce what a route returns.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  documentResponses(app);
   app.setErrorHandler(handleError);
+  deps.instrument?.(app);
   const methodsFor = trackRoutes(app);
   app.setNotFoundHandler((request, reply) => {
     const allowed = methodsFor(request.url).filter((m) => m !== "HEAD" && m !== "OPTIONS");

@@ -5,6 +5,7 @@ import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { createTestDb, type TestDb } from "./db.js";
 import { exampleRequest } from "./example-catalog.js";
+import { checkResponseContract, contractViolations } from "./response-contract.js";
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ LOG_LEVEL: "silent", TEST_DATABASE: "true", ...env });
@@ -30,6 +31,7 @@ export async function createTestApp(
     db: testDb.db,
     version: "test",
     routes: options.routes,
+    instrument: checkResponseContract,
   });
   return {
     app,
@@ -55,6 +57,10 @@ export async function createTestApp(
     async close() {
       await app.close();
       await testDb.close();
+      // Checked at close so that every test file using the app fails on a broken contract.
+      if (contractViolations.length > 0) {
+        throw new Error(`replies outside their documented schema:\n${contractViolations.splice(0).join("\n")}`);
+      }
     },
   };
 }

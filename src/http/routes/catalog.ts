@@ -24,17 +24,6 @@ const publishBody = {
   additionalProperties: false,
 } as const;
 
-const compatibilitySchema = {
-  type: "object",
-  properties: {
-    verdict: { type: "string", enum: ["invisible", "additive", "reinterpreting"] },
-    publishable: { type: "boolean" },
-    blockers: { type: "array", items: { type: "object", additionalProperties: true } },
-    changes: { type: "array", items: { type: "object", additionalProperties: true } },
-  },
-  required: ["verdict", "publishable", "blockers"],
-} as const;
-
 export function catalogRoutes(app: FastifyInstance, deps: CatalogDeps): void {
   const { db } = deps;
   app.post<{ Body: PublishRequest; Querystring: { dry_run?: boolean } }>(
@@ -69,7 +58,6 @@ export function catalogRoutes(app: FastifyInstance, deps: CatalogDeps): void {
       schema: {
         summary: "Compatibility report of the installed catalog",
         tags: ["catalog"],
-        response: { 200: compatibilitySchema },
       },
     },
     async (request) => installedCompatibility(deps, request.workspace.id),

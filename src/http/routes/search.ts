@@ -13,7 +13,7 @@ export function searchRoutes(
       schema: {
         summary: "Typed search (SearchSpec): vector, text, hybrid, recent, structured, or combined sources",
         tags,
-        body: { type: "object" },
+        body: { type: "object", description: "a SearchSpec (README: Search and views)" },
       },
     },
     async (request) => search(deps, request.workspace.id, request.body),
@@ -46,6 +46,10 @@ export function searchRoutes(
         summary: "Run the active version of a named view with its parameters",
         tags,
         params: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        body: {
+          type: "object",
+          description: "the view's parameters at top level; GET /views publishes each view's input_schema",
+        },
       },
     },
     async (request) => queryView(deps, request.workspace.id, request.params.name, request.body),

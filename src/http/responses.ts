@@ -1,0 +1,256 @@
+// Response bodies as the OpenAPI document publishes them. Replies are written with
+// JSON.stringify (app.ts), so these schemas describe and never filter what is sent; the test
+// suite checks every reply it receives against the schema of its route and status.
+
+type Schema = Record<string, unknown>;
+
+const str = { type: "string" } as const;
+const int = { type: "integer" } as const;
+const bool = { type: "boolean" } as const;
+const num = { type: "number" } as const;
+const nullable = (type: string) => ({ type: [type, "null"] }) as const;
+const anyObject = { type: "object", additionalProperties: true } as const;
+const listOf = (items: Schema) => ({ type: "array", items }) as const;
+
+/** An object with exactly these properties, all required unless named optional. */
+export function shape(properties: Record<string, Schema>, optional: string[] = []): Schema {
+  return {
+    type: "object",
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    additionalProperties: false,
+  };
+}
+
+const timestamp = { type: "string", format: "date-time" } as const;
+const uuid = { type: "string", format: "uuid" } as const;
+
+const record = shape({
+  id: uuid,
+  seq: int,
+  collection: str,
+  collection_version: int,
+  collection_hash: str,
+  entity: str,
+  type: str,
+  key: nullable("string"),
+  status: { enum: ["active", "draft"] },
+  ready: bool,
+  tombstone: bool,
+  text: str,
+  content: anyObject,
+  scores: anyObject,
+  annotations: anyObject,
+  citations: listOf(uuid),
+  derived_from: listOf(uuid),
+  depth: int,
+  run_id: { type: ["string", "null"] },
+  occurred_at: timestamp,
+  created_at: timestamp,
+});
+
+const compactRow = {
+  type: "object",
+  properties: {
+    id: uuid,
+    seq: int,
+    collection: str,
+    key: nullable("string"),
+    type: str,
+    status: str,
+    ready: bool,
+    tombstone: bool,
+    text: str,
+    occurred_at: timestamp,
+    created_at: timestamp,
+  },
+  required: ["id", "seq", "collection", "key", "type", "status", "ready", "tombstone", "text"],
+} as const;
+
+const page = (name: string, items: Schema) =>
+  shape({ [name]: listOf(items), next_before_seq: nullable("integer"), truncated: bool });
+
+const backendEntry = {
+  type: "object",
+  properties: { name: str, layout: str, candidate_count: int, source: str },
+  required: ["name", "layout", "candidate_count"],
+} as const;
+
+const searchResponse = {
+  type: "object",
+  properties: {
+    hits: listOf({
+      type: "object",
+      properties: {
+        id: uuid,
+        rank: int,
+        score: nullable("number"),
+        rank_score: num,
+        source_ranks: anyObject,
+      },
+      required: ["id", "rank", "score"],
+    }),
+    ranking: anyObject,
+    rendered: nullable("string"),
+    truncated: bool,
+    backend: listOf(backendEntry),
+    profiles: listOf(str),
+    rerank: anyObject,
+    graph_boost: anyObject,
+  },
+  required: ["hits", "ranking", "rendered", "truncated", "backend", "profiles"],
+} as const;
+
+const viewIdentity = {
+  view: shape({ name: str, version: int, hash: str }),
+  parameters: anyObject,
+  input_record_ids: listOf(uuid),
+};
+
+/** Search views answer the search response plus the view; graph views their walk or orphans. */
+const viewResponse = {
+  anyOf: [
+    {
+      type: "object",
+      properties: { ...searchResponse.properties, ...viewIdentity },
+      required: [...searchResponse.required, "view", "parameters", "input_record_ids"],
+    },
+    {
+      type: "object",
+      properties: {
+        ...viewIdentity,
+        hits: listOf({ type: "object", properties: { id: uuid, text: str }, required: ["id"] }),
+        nodes: listOf(str),
+        paths: listOf(shape({ nodes: listOf(str), edge_ids: listOf(uuid), depth: int })),
+        citations: listOf(anyObject),
+        orphans: listOf(anyObject),
+        truncated: bool,
+        profiles: listOf(str),
+        backend: listOf(backendEntry),
+      },
+      required: ["view", "parameters", "hits", "input_record_ids", "truncated"],
+    },
+  ],
+} as const;
+
+const compatibility = {
+  type: "object",
+  properties: {
+    verdict: { enum: ["invisible", "additive", "reinterpreting"] },
+    publishable: bool,
+    blockers: listOf(anyObject),
+    changes: listOf(anyObject),
+  },
+  required: ["verdict", "publishable", "blockers"],
+} as const;
+
+const job = shape({
+  id: uuid,
+  kind: str,
+  state: str,
+  attempts: int,
+  max_attempts: int,
+  run_after: timestamp,
+  lease: { oneOf: [{ type: "null" }, shape({ owner: str, expires_at: timestamp })] },
+  last_error: nullable("string"),
+  successful_run_id: { type: ["string", "null"] },
+  created_at: timestamp,
+  updated_at: timestamp,
+  finished_at: { type: ["string", "null"], format: "date-time" },
+});
+
+const backfill = {
+  type: "object",
+  properties: {
+    id: uuid,
+    state: str,
+    cursor_seq: int,
+    scanned: int,
+    annotated: int,
+    last_error: nullable("string"),
+    collection: str,
+    version: int,
+    processor: str,
+    max_rows: nullable("integer"),
+  },
+  required: [
+    "id",
+    "state",
+    "cursor_seq",
+    "scanned",
+    "annotated",
+    "last_error",
+    "collection",
+    "version",
+    "processor",
+  ],
+} as const;
+
+const listNamed = (name: string) => shape({ [name]: listOf(anyObject) });
+
+/** The success body of each route, by method and URL as registered. */
+export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
+  "POST /records": {
+    status: 200,
+    schema: shape({
+      inserted: listOf(shape({ index: int, id: uuid, ready: bool })),
+      duplicates: listOf(shape({ index: int, id: uuid })),
+    }),
+  },
+  "GET /records/:id": { status: 200, schema: record },
+  "GET /timeline": { status: 200, schema: page("records", compactRow) },
+  "GET /document": {
+    status: 200,
+    schema: shape({
+      entity: str,
+      status: str,
+      beliefs: listOf(anyObject),
+      retractions: listOf(anyObject),
+      freshness: anyObject,
+    }),
+  },
+  "GET /document/history": { status: 200, schema: page("versions", anyObject) },
+  "GET /delta": {
+    status: 200,
+    schema: shape({ records: listOf(compactRow), next_cursor: int, scope_hash: str }),
+  },
+  "POST /cursor": { status: 200, schema: anyObject },
+  "POST /search": { status: 200, schema: searchResponse },
+  "GET /search": { status: 200, schema: searchResponse },
+  "POST /views/:name/query": { status: 200, schema: viewResponse },
+  "GET /views": { status: 200, schema: listNamed("views") },
+  "GET /collections": { status: 200, schema: listNamed("collections") },
+  "GET /processors": { status: 200, schema: listNamed("processors") },
+  "GET /triggers": { status: 200, schema: listNamed("triggers") },
+  "GET /artifacts": { status: 200, schema: listNamed("artifacts") },
+  "GET /rank/schema": { status: 200, schema: anyObject },
+  "POST /catalog": {
+    status: 200,
+    schema: {
+      oneOf: [
+        shape({
+          workspace: str,
+          package: str,
+          catalog_hash: str,
+          files: { type: "object", additionalProperties: str },
+          loaded: { const: true },
+          rewritten_records: int,
+        }),
+        compatibility,
+      ],
+    },
+  },
+  "GET /catalog": { status: 200, schema: anyObject },
+  "GET /catalog/compatibility": { status: 200, schema: compatibility },
+  "GET /catalog/prune": { status: 200, schema: anyObject },
+  "POST /backfill": { status: 202, schema: backfill },
+  "GET /backfill": { status: 200, schema: shape({ backfills: listOf(backfill) }) },
+  "GET /backfill/:id": { status: 200, schema: backfill },
+  "POST /backfill/:id/cancel": { status: 200, schema: backfill },
+  "POST /reindex": {
+    status: 200,
+    schema: shape({ mode: str, target_count: int, enqueued_jobs: int }),
+  },
+  "GET /jobs/:id": { status: 200, schema: job },
+  "POST /jobs/:id/retry": { status: 200, schema: job },
+};
