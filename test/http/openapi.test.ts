@@ -27,7 +27,7 @@ describe("OpenAPI document", () => {
     for (const { name, op } of operations()) {
       const success = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith("2"));
       expect(success, name).toBeDefined();
-      expect((success?.[1] as any).content?.["application/json"]?.schema, name).toBeDefined();
+      expect((success?.[1] as any)?.content?.["application/json"]?.schema, name).toBeDefined();
       if (name !== "get /health") expect(op.responses["4XX"] ?? op.responses["4xx"], name).toBeDefined();
     }
   });

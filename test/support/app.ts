@@ -59,7 +59,9 @@ export async function createTestApp(
       await testDb.close();
       // Checked at close so that every test file using the app fails on a broken contract.
       if (contractViolations.length > 0) {
-        throw new Error(`replies outside their documented schema:\n${contractViolations.splice(0).join("\n")}`);
+        throw new Error(
+          `replies outside their documented schema:\n${contractViolations.splice(0).join("\n")}`,
+        );
       }
     },
   };

@@ -1,7 +1,8 @@
 // timestamptz values as JavaScript Dates for both adapters. The stock parsers build dates with
 // Date.UTC or Date.parse, which read years 0-99 as 1900-1999, so a record of year 99 came back
 // as 1999. PostgreSQL's text output (DateStyle ISO) is parsed by hand instead.
-const TIMESTAMPTZ = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?( BC)?$/;
+const TIMESTAMPTZ =
+  /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?( BC)?$/;
 
 export const TIMESTAMPTZ_OID = 1184;
 
