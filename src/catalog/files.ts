@@ -49,13 +49,9 @@ export function parseFile(path: string, text: string): SourceFile {
     );
   }
   const lines = new LineCounter();
-  let doc: ParsedDocument;
-  try {
-    doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, merge: false });
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    throw new DefinitionError("yaml_syntax", path, [], "the YAML nests too deeply");
-  }
+  const doc = yamlStep(path, () =>
+    parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false, merge: false }),
+  );
   const problem = doc.errors[0];
   if (problem) {
     const where = problem.linePos?.[0];
@@ -82,15 +78,20 @@ type ParsedDocument = ReturnType<typeof parseDocument>;
 // library stops past this many alias expansions, and the value must then fit the input rules.
 const MAX_ALIAS_COUNT = 100;
 
-function toValue(doc: ParsedDocument, path: string): unknown {
-  let value: unknown;
+/** Runs a step of the yaml library; too deep a nesting or excessive aliasing is a yaml_syntax error. */
+function yamlStep<T>(path: string, step: () => T): T {
   try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    return step();
   } catch (error) {
-    // Excessive aliasing (ReferenceError) or nesting too deep for the converter (RangeError).
-    const reason = error instanceof RangeError ? "the YAML nests too deeply" : (error as Error).message;
-    throw new DefinitionError("yaml_syntax", path, [], reason);
+    if (error instanceof RangeError)
+      throw new DefinitionError("yaml_syntax", path, [], "the YAML nests too deeply");
+    if (error instanceof ReferenceError) throw new DefinitionError("yaml_syntax", path, [], error.message);
+    throw error;
   }
+}
+
+function toValue(doc: ParsedDocument, path: string): unknown {
+  const value: unknown = yamlStep(path, () => doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
   const problem = inputProblems(value)[0];
   if (problem) throw new DefinitionError("definition_invalid", path, problem.path, problem.message);
   return value;

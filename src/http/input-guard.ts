@@ -1,13 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { validationError } from "../platform/errors.js";
 import { type InputProblem, inputProblems, printable } from "../platform/input.js";
+import { dottedPath } from "../platform/schema.js";
 
 // Bad characters are replaced in the paths an error names, so the refusal itself is clean text.
 function located(problems: InputProblem[], part: string) {
   return problems.map((problem) => ({
-    path: [part, ...problem.path.map((segment) => printable(String(segment)))]
-      .filter((s) => s !== "")
-      .join("."),
+    path: dottedPath(
+      part,
+      problem.path.map((segment) => printable(String(segment))),
+    ),
     message: problem.message,
   }));
 }

@@ -48,17 +48,29 @@ export function textProblem(text: string): string | undefined {
  */
 export function inputProblems(value: unknown, maxDepth = MAX_INPUT_DEPTH): InputProblem[] {
   const problems: InputProblem[] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  // Each node links to its parent: a path is built only for a problem, not for every value of a
+  // large write batch.
+  type Node = { value: unknown; key: string | number | undefined; parent: Node | undefined; depth: number };
+  const pathOf = (node: Node, last?: string | number): (string | number)[] => {
+    const path = last === undefined ? [] : [last];
+    for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const stack: Node[] = [{ value, key: undefined, parent: undefined, depth: 0 }];
   while (stack.length > 0 && problems.length < MAX_PROBLEMS) {
-    const { value: item, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    const node = stack.pop() as Node;
+    const item = node.value;
     if (typeof item === "string") {
       const problem = textProblem(item);
-      if (problem) problems.push({ path, message: problem });
+      if (problem) problems.push({ path: pathOf(node), message: problem });
     } else if (typeof item === "number") {
-      if (!Number.isFinite(item)) problems.push({ path, message: "must be a finite number" });
+      if (!Number.isFinite(item)) problems.push({ path: pathOf(node), message: "must be a finite number" });
     } else if (item !== null && typeof item === "object") {
-      if (path.length >= maxDepth) {
-        problems.push({ path, message: `nests deeper than ${maxDepth} levels of objects and arrays` });
+      if (node.depth >= maxDepth) {
+        problems.push({
+          path: pathOf(node),
+          message: `nests deeper than ${maxDepth} levels of objects and arrays`,
+        });
         continue;
       }
       const entries: [string | number, unknown][] = Array.isArray(item)
@@ -66,15 +78,11 @@ export function inputProblems(value: unknown, maxDepth = MAX_INPUT_DEPTH): Input
         : Object.entries(item);
       // Pushed in reverse so that values are visited in document order.
       for (let i = entries.length - 1; i >= 0; i--) {
-        const [name, child] = entries[i] as [string | number, unknown];
-        if (typeof name === "string") {
-          const problem = textProblem(name);
-          if (problem) {
-            problems.push({ path: [...path, name], message: `has a property name that ${problem}` });
-            continue;
-          }
-        }
-        stack.push({ value: child, path: [...path, name] });
+        const [key, child] = entries[i] as [string | number, unknown];
+        const problem = typeof key === "string" ? textProblem(key) : undefined;
+        if (problem)
+          problems.push({ path: pathOf(node, key), message: `has a property name that ${problem}` });
+        else stack.push({ value: child, key, parent: node, depth: node.depth + 1 });
       }
     }
   }

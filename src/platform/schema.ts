@@ -30,6 +30,11 @@ export function compileSchema(schema: object): ValidateFunction {
   return validate;
 }
 
+/** A field's dotted path ("records.0.entity") under an optional prefix ("querystring"). */
+export function dottedPath(prefix: string, segments: (string | number)[]): string {
+  return [prefix, ...segments.map(String)].filter((part) => part !== "").join(".");
+}
+
 /** Turns Ajv errors into {path, message} items with dotted paths ("records.0.entity"). */
 export function toFieldErrors(errors: ErrorObject[] | null | undefined, prefix = ""): FieldError[] {
   return (errors ?? []).map((error) => {
@@ -37,7 +42,7 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, prefix =
     const params = error.params as Record<string, unknown>;
     const named = params.missingProperty ?? params.additionalProperty ?? params.propertyName;
     if (typeof named === "string") segments.push(named);
-    const path = [prefix, ...segments].filter((part) => part !== "").join(".");
+    const path = dottedPath(prefix, segments);
     const message =
       error.keyword === "additionalProperties"
         ? "is not allowed"
