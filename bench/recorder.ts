@@ -39,6 +39,7 @@ export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     withWorkspaceLock: (workspaceId, fn) => db.withWorkspaceLock(workspaceId, (tx) => fn(wrap(tx))),
     noteWrites: (rows) => db.noteWrites(rows),
+    answeredWithin: (ms) => db.answeredWithin(ms),
     listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),
   };

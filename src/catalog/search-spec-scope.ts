@@ -53,7 +53,7 @@ export interface OrderBy {
   direction: "asc" | "desc";
 }
 
-const SCOPE_KEYS = [
+export const SCOPE_KEYS = [
   "collections",
   "collection_versions",
   "entities",
@@ -65,7 +65,7 @@ const SCOPE_KEYS = [
   "occurred_before",
   "depth_lte",
 ] as const;
-const SCOPE_LIST_MAX = 100;
+export const SCOPE_LIST_MAX = 100;
 
 export function parseScope(value: unknown, path: Path, issues: Issues): Scope {
   const scope: Scope = { status: "active", keyed: "any", versions: "current" };
@@ -247,8 +247,18 @@ export function fieldType(
   return [...types.keys()][0];
 }
 
-const CONDITIONS = ["eq", "in", "gt", "gte", "lt", "lte", "exists", "contains_any", "contains_all"] as const;
-const VALUE_LIST_MAX = 100;
+export const CONDITIONS = [
+  "eq",
+  "in",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "exists",
+  "contains_any",
+  "contains_all",
+] as const;
+export const VALUE_LIST_MAX = 100;
 
 function readCondition(
   value: unknown,
@@ -326,7 +336,7 @@ export function parseWhere(
   return out;
 }
 
-const ORDER_MAX = 8;
+export const ORDER_MAX = 8;
 
 /** order_by: up to 8 unique sortable fields, direction asc (default) or desc. */
 export function parseOrderBy(

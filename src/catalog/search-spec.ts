@@ -154,8 +154,8 @@ export function searchParts(spec: SearchSpec): SearchPart[] {
   return spec.sources ? spec.sources : [spec];
 }
 
-const PART_KEYS = ["mode", "scope", "where", "order_by", "rank", "params", "k"] as const;
-const TOP_KEYS = [
+export const PART_KEYS = ["mode", "scope", "where", "order_by", "rank", "params", "k"] as const;
+export const TOP_KEYS = [
   "q",
   ...PART_KEYS,
   "include",
@@ -169,7 +169,7 @@ const TOP_KEYS = [
   "fuse",
   "boost",
 ] as const;
-const SOURCE_KEYS = ["name", "weight", ...PART_KEYS] as const;
+export const SOURCE_KEYS = ["name", "weight", ...PART_KEYS] as const;
 const QUERY_MODES: readonly SearchMode[] = ["vector", "text", "hybrid"];
 const MODE_NEEDS: Record<SearchMode, Capability[]> = {
   vector: ["vector"],
@@ -178,8 +178,21 @@ const MODE_NEEDS: Record<SearchMode, Capability[]> = {
   recent: ["recent"],
   structured: ["structured"],
 };
-const NAMES_MAX = 16;
-const FENCE_TAG = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+export const NAMES_MAX = 16;
+/** Numeric bounds of the request, shared by the readers and the published schema. */
+export const SEARCH_BOUNDS = {
+  k: 100,
+  candidates: 1000,
+  sources: 8,
+  sourceName: 64,
+  weight: 100,
+  rankConstant: 1000,
+  topN: 100,
+  anchor: 128,
+  graphDepth: 16,
+  preamble: 2000,
+} as const;
+export const FENCE_TAG = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 /**
  * params.candidates by default: the rank file's base count at the default k of 20, scaled with
@@ -222,7 +235,7 @@ function readRank(value: unknown, path: Path, issues: Issues, ctx: RankContext):
 function readParams(value: unknown, path: Path, issues: Issues): number | undefined {
   const src = readObject(value, path, issues, ["candidates"]);
   if (!src || src.candidates === undefined) return undefined;
-  return readInteger(src.candidates, [...path, "candidates"], issues, 1, 1000);
+  return readInteger(src.candidates, [...path, "candidates"], issues, 1, SEARCH_BOUNDS.candidates);
 }
 
 interface PartContext {
@@ -302,7 +315,10 @@ function readFence(value: unknown, issues: Issues): Fence | undefined {
     if (tag) fence.tag = tag;
   }
   if (src.preamble !== undefined) {
-    const preamble = readString(src.preamble, ["fence", "preamble"], issues, { max: 2000, nonBlank: false });
+    const preamble = readString(src.preamble, ["fence", "preamble"], issues, {
+      max: SEARCH_BOUNDS.preamble,
+      nonBlank: false,
+    });
     if (preamble !== undefined) fence.preamble = preamble;
   }
   return fence;
@@ -321,7 +337,9 @@ function readRerank(value: unknown, k: number, index: CatalogIndex, issues: Issu
     }
   }
   const top_n =
-    src.top_n === undefined ? Math.min(k, 100) : readInteger(src.top_n, ["rerank", "top_n"], issues, 1, 100);
+    src.top_n === undefined
+      ? Math.min(k, SEARCH_BOUNDS.topN)
+      : readInteger(src.top_n, ["rerank", "top_n"], issues, 1, SEARCH_BOUNDS.topN);
   return model !== undefined && top_n !== undefined ? { model, top_n } : undefined;
 }
 
@@ -333,9 +351,15 @@ function readGraphBoost(value: unknown, index: CatalogIndex, issues: Issues): Gr
   const anchor =
     src.anchor === undefined
       ? issues.add([...path, "anchor"], "is required")
-      : readString(src.anchor, [...path, "anchor"], issues, { max: 128 });
-  const depth = src.depth === undefined ? 1 : readInteger(src.depth, [...path, "depth"], issues, 1, 16);
-  const weight = src.weight === undefined ? 1 : readPositive(src.weight, [...path, "weight"], issues, 100);
+      : readString(src.anchor, [...path, "anchor"], issues, { max: SEARCH_BOUNDS.anchor });
+  const depth =
+    src.depth === undefined
+      ? 1
+      : readInteger(src.depth, [...path, "depth"], issues, 1, SEARCH_BOUNDS.graphDepth);
+  const weight =
+    src.weight === undefined
+      ? 1
+      : readPositive(src.weight, [...path, "weight"], issues, SEARCH_BOUNDS.weight);
   const graphs = [...index.views.values()]
     .filter((e) => e.def.kind === "graph" && e.def.active)
     .map((e) => e.def.name);
@@ -368,7 +392,7 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
   if (!root) throw validationError("the search request must be a JSON object", issues.list);
   const scoreNames = catalogScoreNames(index);
 
-  const k = root.k === undefined ? 20 : (readInteger(root.k, ["k"], issues, 1, 100) ?? 20);
+  const k = root.k === undefined ? 20 : (readInteger(root.k, ["k"], issues, 1, SEARCH_BOUNDS.k) ?? 20);
   let q: string | undefined;
   if (root.q !== undefined) {
     q = readString(root.q, ["q"], issues, { nonBlank: false, max: limits.maxQueryChars });
@@ -415,26 +439,35 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
         const rankConstant =
           src.rank_constant === undefined
             ? 60
-            : readInteger(src.rank_constant, ["fuse", "rank_constant"], issues, 1, 1000);
+            : readInteger(
+                src.rank_constant,
+                ["fuse", "rank_constant"],
+                issues,
+                1,
+                SEARCH_BOUNDS.rankConstant,
+              );
         if (kind && rankConstant !== undefined) fuse = { kind, rank_constant: rankConstant };
       }
     }
     const sources: SourceSpec[] = [];
     const names = new Set<string>();
-    readList(root.sources, ["sources"], issues, { max: 8 })?.forEach((item, i) => {
+    readList(root.sources, ["sources"], issues, { max: SEARCH_BOUNDS.sources })?.forEach((item, i) => {
       const path = ["sources", i];
       const src = readObject(item, path, issues, SOURCE_KEYS);
       if (!src) return;
       const name =
         src.name === undefined
           ? issues.add([...path, "name"], "is required")
-          : readString(src.name, [...path, "name"], issues, { max: 64 });
+          : readString(src.name, [...path, "name"], issues, { max: SEARCH_BOUNDS.sourceName });
       if (name !== undefined && names.has(name))
         issues.add([...path, "name"], `duplicate source name "${name}"`);
       if (name !== undefined) names.add(name);
       const weight =
-        src.weight === undefined ? 1 : readPositive(src.weight, [...path, "weight"], issues, 100);
-      const sourceK = src.k === undefined ? 20 : readInteger(src.k, [...path, "k"], issues, 1, 100);
+        src.weight === undefined
+          ? 1
+          : readPositive(src.weight, [...path, "weight"], issues, SEARCH_BOUNDS.weight);
+      const sourceK =
+        src.k === undefined ? 20 : readInteger(src.k, [...path, "k"], issues, 1, SEARCH_BOUNDS.k);
       const part = readPart(src, path, {
         index,
         issues,

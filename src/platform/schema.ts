@@ -1,4 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+
+export type { ValidateFunction };
+
 import addFormats from "ajv-formats";
 import type { FieldError } from "./errors.js";
 

@@ -2,47 +2,34 @@
 // is reported at once under records.<index>.<field>; one bad row refuses the whole batch.
 import { activeCollection, type LoadedCatalog } from "../catalog/index.js";
 import { isZonedTimestamp } from "../catalog/params.js";
-import { Issues, isObject, type Path } from "../catalog/search-spec-read.js";
+import { Issues, type Path } from "../catalog/search-spec-read.js";
 import type { CollectionDef } from "../catalog/types.js";
 import { validationError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
-import { compileSchema, toFieldErrors } from "../platform/schema.js";
+import { compileSchema, toFieldErrors, type ValidateFunction } from "../platform/schema.js";
+import { ROW_SCHEMA, UUID_PATTERN } from "./row-schema.js";
 
 /** The reserved collection of audit records; never writable by clients. */
 export const SYSTEM_COLLECTION = "_system";
 
-// Bounds on what one row may carry (spec: "the complete list of writable fields and their
-// bounds: not shown"). Generous for real use, small enough that one batch stays bounded.
-export const ROW_LIMITS = {
-  entityChars: 256,
-  typeChars: 128,
-  keyChars: 256,
-  dedupeKeyChars: 256,
-  textChars: 100_000,
-  derivedFrom: 100,
-  scores: 64,
-  annotations: 64,
-  nameChars: 64,
-} as const;
+const UUID = new RegExp(UUID_PATTERN);
 
-const WRITABLE = [
-  "collection",
-  "entity",
-  "type",
-  "text",
-  "content",
-  "occurred_at",
-  "dedupe_key",
-  "key",
-  "status",
-  "tombstone",
-  "derived_from",
-  "scores",
-  "annotations",
-] as const;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SCORE_NAME = /^[a-z][a-z0-9_]*$/;
+/** A row that satisfies ROW_SCHEMA. */
+interface Row {
+  collection: string;
+  entity: string;
+  type: string;
+  text?: string;
+  content?: Record<string, unknown>;
+  occurred_at?: string;
+  dedupe_key?: string;
+  key?: string | null;
+  status?: "active" | "draft";
+  tombstone?: boolean;
+  derived_from?: string[];
+  scores?: Record<string, number>;
+  annotations?: Record<string, unknown>;
+}
 
 export interface ValidRow {
   index: number;
@@ -64,64 +51,18 @@ export interface ValidRow {
   payloadHash: string;
 }
 
-function text(
-  value: unknown,
-  path: Path,
-  issues: Issues,
-  max: number,
-  nonBlank: boolean,
-): string | undefined {
-  if (typeof value !== "string") return issues.add(path, "must be a string");
-  if (nonBlank && value.trim() === "") return issues.add(path, "must not be blank");
-  if (value.length > max) return issues.add(path, `must be at most ${max} characters`);
-  return value;
-}
-
-function scoresOf(value: unknown, path: Path, issues: Issues): Record<string, number> {
-  if (!isObject(value)) return issues.add(path, "must be an object of score name to number") ?? {};
-  const entries = Object.entries(value);
-  if (entries.length > ROW_LIMITS.scores) issues.add(path, `must have at most ${ROW_LIMITS.scores} scores`);
-  for (const [name, score] of entries) {
-    if (!SCORE_NAME.test(name) || name.length > ROW_LIMITS.nameChars)
-      issues.add([...path, name], "is not a valid score name");
-    if (typeof score !== "number" || !Number.isFinite(score))
-      issues.add([...path, name], "must be a finite number");
-  }
-  return value as Record<string, number>;
-}
-
-function annotationsOf(value: unknown, path: Path, issues: Issues): Record<string, unknown> {
-  if (!isObject(value)) return issues.add(path, "must be an object of name to value") ?? {};
-  const names = Object.keys(value);
-  if (names.length > ROW_LIMITS.annotations)
-    issues.add(path, `must have at most ${ROW_LIMITS.annotations} annotations`);
-  for (const name of names) {
-    if (!SCORE_NAME.test(name) || name.length > ROW_LIMITS.nameChars)
-      issues.add([...path, name], "is not a valid annotation name");
-  }
-  return value;
-}
-
-function derivedFromOf(value: unknown, path: Path, issues: Issues): string[] {
-  if (!Array.isArray(value)) return issues.add(path, "must be a list of record ids") ?? [];
-  if (value.length > ROW_LIMITS.derivedFrom)
-    issues.add(path, `must have at most ${ROW_LIMITS.derivedFrom} parents`);
-  const ids: string[] = [];
-  value.forEach((id, i) => {
-    if (typeof id !== "string" || !UUID.test(id)) issues.add([...path, i], "must be a record id (UUID)");
-    else if (ids.includes(id.toLowerCase())) issues.add([...path, i], "is listed twice");
-    else ids.push(id.toLowerCase());
+/** Case-insensitive duplicates, which the schema's patterns cannot see. */
+function derivedFromOf(ids: string[], path: Path, issues: Issues): string[] {
+  const unique: string[] = [];
+  ids.forEach((id, i) => {
+    if (unique.includes(id.toLowerCase())) issues.add([...path, i], "is listed twice");
+    else unique.push(id.toLowerCase());
   });
-  return ids;
+  return unique;
 }
 
 /** The key rules of the collection's mode: keyed needs one, event refuses one, mixed either. */
-function keyOf(
-  row: Record<string, unknown>,
-  collection: CollectionDef,
-  path: Path,
-  issues: Issues,
-): string | null {
+function keyOf(row: Row, collection: CollectionDef, path: Path, issues: Issues): string | null {
   if (row.key === undefined || row.key === null) {
     if (collection.mode === "keyed")
       issues.add([...path, "key"], `is required in keyed collection ${collection.name}`);
@@ -130,7 +71,17 @@ function keyOf(
   if (collection.mode === "event") {
     return issues.add([...path, "key"], `is not allowed in event collection ${collection.name}`) ?? null;
   }
-  return text(row.key, [...path, "key"], issues, ROW_LIMITS.keyChars, true) ?? null;
+  return row.key as string;
+}
+
+/** Pushes a validator's errors under the row's path (records.<index>[.<under>]). */
+function addSchemaErrors(validate: ValidateFunction, path: Path, issues: Issues): void {
+  for (const error of toFieldErrors(validate.errors, "")) {
+    issues.list.push({
+      path: [...path, error.path].filter((p) => p !== "").join("."),
+      message: error.message,
+    });
+  }
 }
 
 function validateRow(
@@ -140,75 +91,50 @@ function validateRow(
   issues: Issues,
 ): ValidRow | undefined {
   const path = ["records", index];
-  if (!isObject(raw)) return issues.add(path, "must be an object");
-  for (const field of Object.keys(raw)) {
-    if (!(WRITABLE as readonly string[]).includes(field))
-      issues.add([...path, field], "is not a writable field");
+  const validateShape = compileSchema(ROW_SCHEMA);
+  if (!validateShape(raw)) {
+    addSchemaErrors(validateShape, path, issues);
+    return undefined;
   }
+  const row = raw as Row;
   const before = issues.count;
-  const name = text(raw.collection, [...path, "collection"], issues, ROW_LIMITS.nameChars, true);
-  const entry = name === undefined ? undefined : activeCollection(catalog.index, name);
-  if (name === SYSTEM_COLLECTION)
+  const entry = activeCollection(catalog.index, row.collection);
+  if (row.collection === SYSTEM_COLLECTION)
     issues.add([...path, "collection"], "the _system collection is not writable");
-  else if (name !== undefined && !entry)
-    issues.add([...path, "collection"], `no active collection "${name}" in the catalog`);
-  const entity = text(raw.entity, [...path, "entity"], issues, ROW_LIMITS.entityChars, true);
-  const type = text(raw.type, [...path, "type"], issues, ROW_LIMITS.typeChars, true);
-  const body =
-    raw.text === undefined ? "" : text(raw.text, [...path, "text"], issues, ROW_LIMITS.textChars, false);
-  const occurredAt = raw.occurred_at === undefined ? null : raw.occurred_at;
+  else if (!entry)
+    issues.add([...path, "collection"], `no active collection "${row.collection}" in the catalog`);
+  const occurredAt = row.occurred_at ?? null;
   if (occurredAt !== null && !isZonedTimestamp(occurredAt)) {
     issues.add([...path, "occurred_at"], "must be an ISO 8601 timestamp with a timezone");
   }
-  const dedupeKey =
-    raw.dedupe_key === undefined
-      ? null
-      : (text(raw.dedupe_key, [...path, "dedupe_key"], issues, ROW_LIMITS.dedupeKeyChars, true) ?? null);
-  const status = raw.status === undefined ? "active" : raw.status;
-  if (status !== "active" && status !== "draft") issues.add([...path, "status"], "must be active or draft");
-  const tombstone = raw.tombstone === undefined ? false : raw.tombstone;
-  if (typeof tombstone !== "boolean") issues.add([...path, "tombstone"], "must be true or false");
-  const content = raw.content === undefined ? {} : raw.content;
-  if (!isObject(content)) issues.add([...path, "content"], "must be an object");
-  const derivedFrom =
-    raw.derived_from === undefined ? [] : derivedFromOf(raw.derived_from, [...path, "derived_from"], issues);
-  const scores = raw.scores === undefined ? {} : scoresOf(raw.scores, [...path, "scores"], issues);
-  const annotations =
-    raw.annotations === undefined ? {} : annotationsOf(raw.annotations, [...path, "annotations"], issues);
+  const derivedFrom = derivedFromOf(row.derived_from ?? [], [...path, "derived_from"], issues);
   if (!entry) return undefined;
   const collection = entry.def;
-  const key = keyOf(raw, collection, path, issues);
-  if (tombstone === true && key === null && collection.mode !== "keyed") {
+  const key = keyOf(row, collection, path, issues);
+  const tombstone = row.tombstone ?? false;
+  if (tombstone && key === null && collection.mode !== "keyed") {
     issues.add([...path, "tombstone"], "only a keyed row (with a key) can be a tombstone");
   }
-  if (isObject(content)) {
-    const validate = compileSchema(collection.schema);
-    if (!validate(content)) {
-      for (const error of toFieldErrors(validate.errors, "")) {
-        issues.list.push({
-          path: ["records", index, "content", error.path].filter((p) => p !== "").join("."),
-          message: error.message,
-        });
-      }
-    }
-  }
+  const content = row.content ?? {};
+  const validateContent = compileSchema(collection.schema);
+  if (!validateContent(content)) addSchemaErrors(validateContent, [...path, "content"], issues);
   if (issues.count > before) return undefined;
   return {
     index,
     collection,
     collectionHash: catalog.contracts[`${collection.name}@${collection.version}`] as string,
-    entity: entity as string,
-    type: type as string,
-    text: body as string,
-    content: content as Record<string, unknown>,
-    occurredAt: occurredAt as string | null,
-    dedupeKey,
+    entity: row.entity,
+    type: row.type,
+    text: row.text ?? "",
+    content,
+    occurredAt,
+    dedupeKey: row.dedupe_key ?? null,
     key,
-    status: status as "active" | "draft",
-    tombstone: tombstone as boolean,
+    status: row.status ?? "active",
+    tombstone,
     derivedFrom,
-    scores,
-    annotations,
+    scores: row.scores ?? {},
+    annotations: row.annotations ?? {},
     payloadHash: hashJson(raw),
   };
 }

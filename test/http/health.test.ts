@@ -16,6 +16,19 @@ describe("GET /health", () => {
     }
   });
 
+  it("counts a statement just completed on PGlite as an answer, so the probe never queues behind work", async () => {
+    const testDb = await createTestDb();
+    try {
+      await testDb.db.query("SELECT 1");
+      // PGlite serializes statements on one connection; a server pool's probe never waits.
+      expect(testDb.db.answeredWithin(1_000)).toBe(testDb.db.kind === "pglite");
+      expect(testDb.db.answeredWithin(-1)).toBe(false);
+    } finally {
+      await testDb.close();
+    }
+    expect(testDb.db.answeredWithin(1_000)).toBe(false);
+  });
+
   it("answers 503 when the embedded or server database is gone", async () => {
     const testDb = await createTestDb();
     const app = await buildApp({ config: testConfig(), db: testDb.db, version: "test" });

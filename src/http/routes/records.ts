@@ -13,6 +13,7 @@ import {
   timeline,
   writeRecords,
 } from "../../records/index.js";
+import { ROW_SCHEMA } from "../../records/row-schema.js";
 
 const nameList = {
   type: "array",
@@ -51,7 +52,14 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
         tags,
         body: {
           ...strict,
-          properties: { records: { type: "array", minItems: 1, items: { type: "object" } } },
+          properties: {
+            records: {
+              type: "array",
+              minItems: 1,
+              items: ROW_SCHEMA,
+              description: "at most MAX_BATCH_RECORDS rows, written in one transaction",
+            },
+          },
           required: ["records"],
         },
       },

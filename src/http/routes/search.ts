@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { SEARCH_SPEC_SCHEMA } from "../../catalog/search-spec-schema.js";
 import type { SearchDeps } from "../../search/execute.js";
 import { type QuickSearch, queryView, quickSearch, search } from "../../search/service.js";
 
@@ -13,7 +14,7 @@ export function searchRoutes(
       schema: {
         summary: "Typed search (SearchSpec): vector, text, hybrid, recent, structured, or combined sources",
         tags,
-        body: { type: "object", description: "a SearchSpec (README: Search and views)" },
+        body: SEARCH_SPEC_SCHEMA,
       },
     },
     async (request) => search(deps, request.workspace.id, request.body),

@@ -95,6 +95,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     exec: root.exec,
     // The server's autovacuum keeps statistics current.
     noteWrites: () => undefined,
+    answeredWithin: () => false,
     transaction: (fn) => transaction(fn),
     withWorkspaceLock: (workspaceId, fn) => transaction(fn, workspaceId),
     // A dedicated connection: LISTEN belongs to a session, and pooled clients are shared.

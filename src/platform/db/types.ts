@@ -27,6 +27,12 @@ export interface Db extends Queryable {
    * this itself.
    */
   noteWrites(rows: number): void;
+  /**
+   * True when a statement completed within the last ms milliseconds on a database that is still
+   * open: evidence enough for a health probe that would otherwise queue behind running work on
+   * PGlite's one connection. A pool's probe never queues, so the server adapter says false.
+   */
+  answeredWithin(ms: number): boolean;
   /** Calls onNotify for each NOTIFY on the channel until the returned function is called. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
