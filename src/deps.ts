@@ -2,15 +2,21 @@
 // must not import each other are connected.
 import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
+import { DERIVE_JOB, deriveHandler, fireReadyTriggers, runCronTriggers } from "./derivations/index.js";
 import { createModels, loadFakeScript, type Models } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
 import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
 import { storedContracts } from "./records/contracts.js";
 import { spaceIndexes } from "./records/embedding-index.js";
 import { enrichHandler } from "./records/enrich.js";
-import { ENRICH_JOB } from "./records/index.js";
+import { ENRICH_JOB, onRecordsReady } from "./records/index.js";
 import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
-import type { JobHandler } from "./worker/runner.js";
+import type { JobHandler, PeriodicTask } from "./worker/runner.js";
+
+// Records turning ready fire the derivations' write and accumulator triggers (the records module
+// cannot import the derivations module, which writes records). Every composition root imports
+// this file, so the hook is in place before any write.
+onRecordsReady(fireReadyTriggers);
 
 export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows">): CatalogDeps {
   return {
@@ -36,7 +42,7 @@ export function modelsResolver(fakeScript: Record<string, unknown>): (catalog: I
 
 /** Every job kind the worker runs, with its handler. */
 export async function workerHandlers(config: Config): Promise<Record<string, JobHandler>> {
-  const script = config.fakeModelScript ? await loadFakeScript(config.fakeModelScript) : {};
+  const script = await loadFakeScript(config.fakeModelScript);
   const enrich = {
     models: modelsResolver(script),
     llmBatch: config.enrichLlmBatch,
@@ -46,5 +52,20 @@ export async function workerHandlers(config: Config): Promise<Record<string, Job
     [ENRICH_JOB]: enrichHandler(enrich),
     [BACKFILL_JOB]: backfillHandler({ ...enrich, batch: config.backfillBatch }),
     [REINDEX_JOB]: reindexHandler,
+    [DERIVE_JOB]: deriveHandler({ models: enrich.models }),
   };
+}
+
+/** How often the worker looks for cron ticks: a minute is cron's finest grain. */
+const CRON_CHECK_MS = 15_000;
+
+/** Work the worker does on its clock. */
+export function periodicTasks(): PeriodicTask[] {
+  return [
+    {
+      name: "cron triggers",
+      everyMs: CRON_CHECK_MS,
+      run: async (ctx) => void (await runCronTriggers(ctx.db)),
+    },
+  ];
 }

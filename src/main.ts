@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
-import { catalogDeps, workerHandlers } from "./deps.js";
+import { catalogDeps, periodicTasks, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/app.js";
 import { type Db, migrate, openDatabase, storageLayout } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
@@ -97,6 +97,7 @@ export async function startWorker(db: Db, config: Config, log: Logger): Promise<
     db,
     log,
     handlers: await workerHandlers(config),
+    periodic: periodicTasks(),
     leaseSeconds: config.workerLeaseSeconds,
   });
   await worker.start();

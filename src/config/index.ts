@@ -1,5 +1,6 @@
 // Typed configuration, read once from the environment at start. A bad value stops
 // startup with a ConfigError naming the variable.
+import { fileURLToPath } from "node:url";
 import type { VectorLayout } from "../platform/db/index.js";
 
 export interface Config {
@@ -25,12 +26,17 @@ export interface Config {
   maxFeedbackEvidenceChars: number;
   testDatabase: boolean;
   /** A YAML map of task id (or sha256:<prompt hash>) to output for the fake model provider. */
-  fakeModelScript: string | undefined;
+  fakeModelScript: string;
   /** How long a stalled worker keeps a job before another worker takes it over. */
   workerLeaseSeconds: number;
   /** `auto`: pgvector with HNSW where the server offers it; `exact`: never, exact scans only. */
   vectorLayout: VectorLayout;
 }
+
+/** The bundled script that lets the example package's derivation run offline (examples/). */
+export const DEFAULT_FAKE_MODEL_SCRIPT = fileURLToPath(
+  new URL("../../examples/fake-model.yaml", import.meta.url),
+);
 
 const VECTOR_LAYOUTS: readonly VectorLayout[] = ["auto", "exact"];
 
@@ -179,7 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxFeedbackCommentChars: int(env, "MAX_FEEDBACK_COMMENT_CHARS", 4000, 1),
     maxFeedbackEvidenceChars: int(env, "MAX_FEEDBACK_EVIDENCE_CHARS", 16_000, 1),
     testDatabase: bool(env, "TEST_DATABASE", false),
-    fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT"),
+    fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT") ?? DEFAULT_FAKE_MODEL_SCRIPT,
     workerLeaseSeconds: int(env, "WORKER_LEASE_SECONDS", 60, 1, 3600),
     vectorLayout: vectorLayout(env, url),
   };

@@ -13,6 +13,7 @@ import { handleClientError, handleError, handleFrameworkError, sendProblem } fro
 import { RESPONSES } from "./responses.js";
 import { backfillRoutes } from "./routes/backfill.js";
 import { catalogRoutes } from "./routes/catalog.js";
+import { derivationRoutes } from "./routes/derivations.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   discoveryRoutes(app, deps.db);
   recordRoutes(app, deps.db, deps.config);
   jobRoutes(app, deps.db);
+  derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);
   searchRoutes(app, {

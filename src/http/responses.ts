@@ -2,6 +2,9 @@
 // JSON.stringify (app.ts), so these schemas describe and never filter what is sent; the test
 // suite checks every reply it receives against the schema of its route and status.
 
+import { DERIVATION_RESPONSES, freshness } from "./derivation-responses.js";
+import { shape } from "./shape.js";
+
 type Schema = Record<string, unknown>;
 
 const str = { type: "string" } as const;
@@ -11,16 +14,6 @@ const num = { type: "number" } as const;
 const nullable = (type: string) => ({ type: [type, "null"] }) as const;
 const anyObject = { type: "object", additionalProperties: true } as const;
 const listOf = (items: Schema) => ({ type: "array", items }) as const;
-
-/** An object with exactly these properties, all required unless named optional. */
-export function shape(properties: Record<string, Schema>, optional: string[] = []): Schema {
-  return {
-    type: "object",
-    properties,
-    required: Object.keys(properties).filter((name) => !optional.includes(name)),
-    additionalProperties: false,
-  };
-}
 
 const timestamp = { type: "string", format: "date-time" } as const;
 const uuid = { type: "string", format: "uuid" } as const;
@@ -206,7 +199,7 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
       status: str,
       beliefs: listOf(anyObject),
       retractions: listOf(anyObject),
-      freshness: anyObject,
+      freshness,
     }),
   },
   "GET /document/history": { status: 200, schema: page("versions", anyObject) },
@@ -253,4 +246,5 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
   },
   "GET /jobs/:id": { status: 200, schema: job },
   "POST /jobs/:id/retry": { status: 200, schema: job },
+  ...DERIVATION_RESPONSES,
 };

@@ -10,6 +10,10 @@
 //   contains (0 when the query has none).
 // - JSON tasks are answered only from a script; without an entry the call fails with
 //   ModelOutputError, which is how `POST /answer` answers `502 answer_model` under this provider.
+//   Strings of a scripted value may cite the records the input shows (a derivation's evidence,
+//   in the order shown): `{{evidence.N}}` is the id of the Nth (0-based; negative counts from
+//   the newest end, -1 the last), `{{evidence.count}}` their number, and a string that is exactly
+//   `{{evidence.ids}}` becomes the list of every id shown.
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
 import { sha256Hex } from "../platform/hash.js";
@@ -91,6 +95,26 @@ export function promptKey(prompt: string): string {
   return `sha256:${sha256Hex(prompt)}`;
 }
 
+const EVIDENCE_PLACEHOLDER = /\{\{\s*evidence\.(-?\d+|count)\s*\}\}/g;
+const ALL_EVIDENCE = /^\{\{\s*evidence\.ids\s*\}\}$/;
+
+/** Fills a scripted value's evidence placeholders (see the header) from the ids shown. */
+function citeShown(value: unknown, shown: readonly string[]): unknown {
+  if (typeof value === "string") {
+    if (ALL_EVIDENCE.test(value)) return [...shown];
+    return value.replace(EVIDENCE_PLACEHOLDER, (whole, which: string) => {
+      if (which === "count") return String(shown.length);
+      const n = Number(which);
+      return shown[n < 0 ? shown.length + n : n] ?? whole;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item) => citeShown(item, shown));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, citeShown(v, shown)]));
+  }
+  return value;
+}
+
 export class FakeAdapter implements Adapter {
   constructor(private readonly script: Record<string, unknown>) {}
 
@@ -116,7 +140,7 @@ export class FakeAdapter implements Adapter {
         `the fake provider has no scripted output for task "${input.task}" (nor for ${byPrompt})`,
       );
     }
-    const value = structuredClone(this.script[key]);
+    const value = citeShown(structuredClone(this.script[key]), input.shown ?? []);
     return {
       value,
       usage: {

@@ -95,18 +95,24 @@ class Router implements Models {
   }
 
   /** Tries each target in order; only a ModelTransportError moves on to the next one. */
-  private async withTargets<T>(name: string, run: (adapter: Adapter, call: Call) => Promise<T>): Promise<T> {
+  private async withTargets<T>(
+    name: string,
+    run: (adapter: Adapter, call: Call) => Promise<T>,
+    maxOutputTokens?: number,
+  ): Promise<T> {
     const alias = this.alias(name, "model");
     const attempts: { target: string; message: string }[] = [];
     let last: ModelTransportError | undefined;
     for (const target of alias.targets) {
       const { provider, model } = splitTarget(target);
+      const limit = Math.min(
+        alias.params.max_output_tokens ?? Number.POSITIVE_INFINITY,
+        maxOutputTokens ?? Number.POSITIVE_INFINITY,
+      );
       const call: Call = {
         context: { alias: name, target },
         model,
-        ...(alias.params.max_output_tokens === undefined
-          ? {}
-          : { maxOutputTokens: alias.params.max_output_tokens }),
+        ...(Number.isFinite(limit) ? { maxOutputTokens: limit } : {}),
       };
       try {
         return await run(this.adapter(provider), call);
@@ -160,16 +166,20 @@ class Router implements Models {
 
   json(name: string, input: JsonInput): Promise<JsonResult> {
     const validate = validatorFor(input.schema);
-    return this.withTargets(name, async (adapter, call) => {
-      const result = await adapter.json(call, input);
-      if (!validate(result.value)) {
-        throw new ModelOutputError(
-          call.context,
-          `output of task "${input.task}" does not satisfy its schema: ${ajv.errorsText(validate.errors)}`,
-        );
-      }
-      return result;
-    });
+    return this.withTargets(
+      name,
+      async (adapter, call) => {
+        const result = await adapter.json(call, input);
+        if (!validate(result.value)) {
+          throw new ModelOutputError(
+            call.context,
+            `output of task "${input.task}" does not satisfy its schema: ${ajv.errorsText(validate.errors)}`,
+          );
+        }
+        return result;
+      },
+      input.maxOutputTokens,
+    );
   }
 
   rerank(name: string, input: RerankInput): Promise<RerankResult> {

@@ -25,6 +25,10 @@ export interface JsonInput {
   input: unknown;
   /** JSON Schema 2020-12 the value must satisfy. */
   schema: Record<string, unknown>;
+  /** Ids of the records the input shows, in order (a derivation's evidence); the fake script cites them. */
+  shown?: readonly string[];
+  /** Caps the reply's tokens below the alias's max_output_tokens (a run's remaining token budget). */
+  maxOutputTokens?: number;
 }
 
 export interface JsonResult {

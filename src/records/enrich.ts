@@ -11,6 +11,7 @@ import type { Db, Queryable } from "../platform/db/index.js";
 import { fence, type Job, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
 import { searchDocument, textConfig } from "./projection.js";
+import { type ReadyRecord, recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
 
 export interface EnrichOptions {
@@ -188,11 +189,25 @@ export async function writeResults(
       JSON.stringify(embeddings),
     ]);
   }
-  await tx.query(write.readiness ? sql.APPLY_ENRICHMENT : sql.MERGE_RESULTS, [
-    write.workspaceId,
-    JSON.stringify(updates),
-    updates.map((u) => u.id),
-  ]);
+  const { rows: applied } = await tx.query<ReadyRecord & { ready: boolean }>(
+    write.readiness ? sql.APPLY_ENRICHMENT : sql.MERGE_RESULTS,
+    [write.workspaceId, JSON.stringify(updates), updates.map((u) => u.id)],
+  );
+  if (write.readiness) {
+    await recordsReady(tx, {
+      workspaceId: write.workspaceId,
+      catalog,
+      records: applied
+        .filter((row) => row.ready)
+        .map((row) => ({
+          id: row.id,
+          seq: Number(row.seq),
+          entity: row.entity,
+          collection: row.collection,
+          run_id: row.run_id,
+        })),
+    });
+  }
   return updates.filter((u) => u.changed).length;
 }
 

@@ -1,6 +1,5 @@
 // Reads of the system of record: one record, the timeline, the current-state document and a
 // slot's history. Another workspace's records are indistinguishable from missing ones.
-import type { LoadedCatalog } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import * as sql from "./sql.js";
@@ -89,14 +88,10 @@ interface HeadRow {
 
 /**
  * The current-state document: for each (collection, key) the newest row of the requested status.
- * Current tombstones are listed as retractions; current-ness ignores readiness.
+ * Current tombstones are listed as retractions; current-ness ignores readiness. (Its freshness is
+ * the derivations module's: derivations/service.ts readDocument.)
  */
-export async function currentDocument(
-  db: Queryable,
-  workspaceId: string,
-  catalog: LoadedCatalog,
-  q: DocumentQuery,
-) {
+export async function currentDocument(db: Queryable, workspaceId: string, q: DocumentQuery) {
   const { rows } = await db.query<HeadRow>(sql.DOCUMENT_HEADS, [
     workspaceId,
     q.entity,
@@ -129,40 +124,7 @@ export async function currentDocument(
   const retractions = current
     .filter((row) => row.tombstone)
     .map((row) => ({ collection: row.collection, key: row.key, id: row.id, seq: row.seq }));
-  const { rows: unready } = await db.query<{ collection: string; count: number }>(sql.UNREADY_FOR_ENTITY, [
-    workspaceId,
-    q.entity,
-  ]);
-  return {
-    entity: q.entity,
-    status: q.status,
-    beliefs,
-    retractions,
-    freshness: documentFreshness(catalog, unready, q.collections),
-  };
-}
-
-/**
- * Freshness of the document: which derivations feed the entity on read (their triggers fire on
- * reads), and how many of the entity's records are still being enriched.
- */
-function documentFreshness(
-  catalog: LoadedCatalog,
-  unready: { collection: string; count: number }[],
-  collections: string[] | undefined,
-) {
-  const inScope = (name: string) => collections === undefined || collections.includes(name);
-  const derivations = [...catalog.index.triggers.values()]
-    .filter(({ def }) => def.on === "read")
-    .map(({ def }) => catalog.index.derivations.get(def.derivation)?.def)
-    .filter((def) => def !== undefined && inScope(def.emit.collection))
-    .map((def) => ({ derivation: def?.name, collection: def?.emit.collection }));
-  return {
-    unready_records: unready
-      .filter((row) => inScope(row.collection))
-      .reduce((sum, row) => sum + row.count, 0),
-    read_triggered: derivations,
-  };
+  return { entity: q.entity, status: q.status, beliefs, retractions };
 }
 
 export interface HistoryQuery {

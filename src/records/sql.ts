@@ -14,17 +14,18 @@ export const FIND_PARENTS = "SELECT id, depth FROM records WHERE workspace_id = 
 /** One statement for the whole batch: rows arrive as a JSON array. */
 export const INSERT_RECORDS = `
   INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
-    key, status, ready, tombstone, text, content, scores, annotations, derived_from, depth, dedupe_key,
-    payload_hash, occurred_at, search_text)
+    key, status, ready, tombstone, text, content, scores, annotations, citations, derived_from, depth, run_id,
+    dedupe_key, payload_hash, occurred_at, search_text)
   SELECT $1, r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.entity, r.type,
     r.key, r.status, r.ready, r.tombstone, r.text, r.content, r.scores, r.annotations,
-    ARRAY(SELECT jsonb_array_elements_text(r.derived_from)::uuid), r.depth, r.dedupe_key,
+    ARRAY(SELECT jsonb_array_elements_text(r.citations)::uuid),
+    ARRAY(SELECT jsonb_array_elements_text(r.derived_from)::uuid), r.depth, r.run_id, r.dedupe_key,
     r.payload_hash, COALESCE(r.occurred_at, now()),
     CASE WHEN r.ready THEN to_tsvector(r.config::regconfig, r.document) END
   FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, seq bigint, collection text, collection_version integer,
     collection_hash text, entity text, type text, key text, status text, ready boolean, tombstone boolean,
-    text text, content jsonb, scores jsonb, annotations jsonb, derived_from jsonb, depth integer,
-    dedupe_key text, payload_hash text, occurred_at timestamptz, config text, document text)`;
+    text text, content jsonb, scores jsonb, annotations jsonb, citations jsonb, derived_from jsonb, depth integer,
+    run_id uuid, dedupe_key text, payload_hash text, occurred_at timestamptz, config text, document text)`;
 
 /** Moves each slot's head forward; an older seq never replaces a newer head. */
 export const UPSERT_HEADS = `
@@ -76,10 +77,6 @@ export const HISTORY = `
   WHERE workspace_id = $1 AND entity = $2 AND collection = $3 AND key = $4
     AND ($5::bigint IS NULL OR seq < $5)
   ORDER BY seq DESC LIMIT $6`;
-
-export const UNREADY_FOR_ENTITY = `
-  SELECT collection, count(*)::int AS count FROM records
-  WHERE workspace_id = $1 AND entity = $2 AND NOT ready GROUP BY collection`;
 
 export const GET_CURSOR =
   "SELECT consumer, entity, position, scope_hash, updated_at FROM cursors WHERE workspace_id = $1 AND consumer = $2";
@@ -140,7 +137,8 @@ export const APPLY_ENRICHMENT = `
     ready = u.ready,
     search_text = CASE WHEN u.ready THEN to_tsvector(u.config::regconfig, u.document) ELSE records.search_text END
   FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)
-  WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id AND NOT records.ready`;
+  WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id AND NOT records.ready
+  RETURNING records.id, records.seq, records.entity, records.collection, records.run_id, records.ready`;
 
 /** Backfill: merges results, an existing value always winning; readiness is left alone. */
 export const MERGE_RESULTS = `

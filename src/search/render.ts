@@ -79,8 +79,14 @@ function utcSeconds(date: Date): string {
   return Number.isNaN(date.getTime()) ? "invalid-date" : date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** What a rendered row shows of a record. */
+export type RowRecord = Pick<
+  Candidate,
+  "id" | "occurred_at" | "collection" | "type" | "key" | "scores" | "text"
+>;
+
 /** One rendered row (escaped, a single line). */
-export function renderRow(candidate: Candidate, displayScores: readonly string[] = []): string {
+export function renderRow(candidate: RowRecord, displayScores: readonly string[] = []): string {
   const parts = [
     `[${escapeMarkup(oneLine(candidate.id))}]`,
     utcSeconds(candidate.occurred_at),

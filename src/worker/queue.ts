@@ -14,6 +14,8 @@ export interface EnqueueRequest {
   payload: Record<string, unknown>;
   /** Live work with the same key is not queued twice: the queued job is returned instead. */
   coalesceKey?: string;
+  /** Not before this time (default now). A coalesced request moves the queued job earlier, never later. */
+  runAfter?: Date;
 }
 
 export interface EnqueueResult {
@@ -41,23 +43,31 @@ export interface Job {
 }
 
 const INSERT_JOB = `
-  INSERT INTO jobs (workspace_id, kind, payload, coalesce_key) VALUES ($1, $2, $3, $4)
+  INSERT INTO jobs (workspace_id, kind, payload, coalesce_key, run_after) VALUES ($1, $2, $3, $4, COALESCE($5, now()))
   ON CONFLICT (workspace_id, coalesce_key) WHERE coalesce_key IS NOT NULL AND state = 'queued' DO NOTHING
   RETURNING id, run_after`;
 
-const QUEUED_BY_KEY = `
-  SELECT id, run_after FROM jobs WHERE workspace_id = $1 AND coalesce_key = $2 AND state = 'queued'`;
+const JOIN_QUEUED = `
+  UPDATE jobs SET run_after = LEAST(run_after, COALESCE($3, now())), updated_at = now()
+  WHERE workspace_id = $1 AND coalesce_key = $2 AND state = 'queued'
+  RETURNING id, run_after`;
 
 const NOTIFY = `SELECT pg_notify('${JOBS_CHANNEL}', '')`;
 
-/** Claims due jobs, and running jobs whose lease expired (a dead worker's), oldest first. */
+/**
+ * Claims due jobs, and running jobs whose lease expired (a dead worker's), oldest first. A queued
+ * job waits while live work with its coalesce key runs, so one key's work never runs twice at once.
+ */
 const CLAIM = `
   UPDATE jobs SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
     attempts = attempts + 1, updated_at = now()
   WHERE (workspace_id, id) IN (
-    SELECT workspace_id, id FROM jobs
+    SELECT workspace_id, id FROM jobs j
     WHERE kind = ANY($3::text[])
       AND ((state = 'queued' AND run_after <= now()) OR (state = 'running' AND lease_expires_at < now()))
+      AND (j.coalesce_key IS NULL OR j.state = 'running' OR NOT EXISTS (
+        SELECT 1 FROM jobs live WHERE live.workspace_id = j.workspace_id AND live.coalesce_key = j.coalesce_key
+          AND live.state = 'running' AND live.lease_expires_at >= now()))
     ORDER BY run_after
     LIMIT $4
     FOR UPDATE SKIP LOCKED)
@@ -75,6 +85,12 @@ const FENCE = `
 const SUCCEED = `
   UPDATE jobs SET state = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = now(),
     updated_at = now(), last_error = NULL, successful_run_id = $4
+  WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'`;
+
+/** A failure that a retry cannot cure (bad output, a bound, a catalog rule): dead at once. */
+const KILL = `
+  UPDATE jobs SET state = $5, lease_owner = NULL, lease_expires_at = NULL, last_error = $4,
+    finished_at = now(), updated_at = now()
   WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'`;
 
 const FAIL = `
@@ -112,6 +128,7 @@ export async function enqueue(tx: Queryable, request: EnqueueRequest): Promise<E
     request.kind,
     JSON.stringify(request.payload),
     request.coalesceKey ?? null,
+    request.runAfter ?? null,
   ]);
   const inserted = rows[0];
   if (inserted) {
@@ -120,7 +137,11 @@ export async function enqueue(tx: Queryable, request: EnqueueRequest): Promise<E
     return { jobId: inserted.id, coalesced: false, runAfter: inserted.run_after };
   }
   const existing = (
-    await tx.query<{ id: string; run_after: Date }>(QUEUED_BY_KEY, [request.workspaceId, request.coalesceKey])
+    await tx.query<{ id: string; run_after: Date }>(JOIN_QUEUED, [
+      request.workspaceId,
+      request.coalesceKey,
+      request.runAfter ?? null,
+    ])
   ).rows[0];
   if (!existing) throw new Error("coalesced job vanished while enqueueing");
   return { jobId: existing.id, coalesced: true, runAfter: existing.run_after };
@@ -156,6 +177,26 @@ export async function succeed(
   runId: string | null = null,
 ): Promise<void> {
   const { rowCount } = await tx.query(SUCCEED, [job.workspace_id, job.id, owner, runId]);
+  if (rowCount === 0) throw new LeaseLostError(job.id);
+}
+
+/**
+ * Inside the handler's last transaction: ends the job without a retry, `dead` (a failure a retry
+ * cannot cure; POST /jobs/{id}/retry requeues it) or `cancelled` (its work was held off).
+ */
+export async function endJob(
+  tx: Queryable,
+  job: Job,
+  owner: string,
+  end: { state: "dead" | "cancelled"; error: string },
+): Promise<void> {
+  const { rowCount } = await tx.query(KILL, [
+    job.workspace_id,
+    job.id,
+    owner,
+    end.error.slice(0, 2000),
+    end.state,
+  ]);
   if (rowCount === 0) throw new LeaseLostError(job.id);
 }
 

@@ -29,6 +29,13 @@ export interface JobContext {
  */
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
 
+/** Work a worker does on a clock rather than from the queue (cron triggers, purges). */
+export interface PeriodicTask {
+  name: string;
+  everyMs: number;
+  run(ctx: JobContext): Promise<void>;
+}
+
 export interface WorkerOptions {
   db: Db;
   log: Logger;
@@ -39,6 +46,8 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Jobs run at once by this worker. */
   concurrency?: number;
+  /** Run every everyMs while the worker runs; a run never overlaps the previous one. */
+  periodic?: PeriodicTask[];
 }
 
 // The heartbeat renews the lease well before it expires (a third of its length).
@@ -54,6 +63,8 @@ export class Worker {
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private ticking = new Set<Promise<void>>();
 
   constructor(private readonly options: WorkerOptions) {
     this.leaseSeconds = options.leaseSeconds ?? 60;
@@ -64,14 +75,38 @@ export class Worker {
   async start(): Promise<void> {
     this.unlisten = await this.options.db.listen(JOBS_CHANNEL, () => this.wake?.());
     this.loop = this.run();
+    for (const task of this.options.periodic ?? []) this.schedule(task);
+  }
+
+  private schedule(task: PeriodicTask): void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy || this.stopped) return;
+      busy = true;
+      const tick = task
+        .run(this.context())
+        .catch((error) => this.options.log.warn({ err: error, task: task.name }, "periodic task failed"))
+        .finally(() => {
+          busy = false;
+          this.ticking.delete(tick);
+        });
+      this.ticking.add(tick);
+    }, task.everyMs);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private context(): JobContext {
+    return { db: this.options.db, owner: this.owner, log: this.options.log, stopping: () => this.stopped };
   }
 
   /** Stops claiming, lets running handlers reach a batch boundary, and hands back leases. */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
     this.wake?.();
     await this.loop;
-    await Promise.allSettled(this.running);
+    await Promise.allSettled([...this.running, ...this.ticking]);
     await this.unlisten?.();
     await releaseLeases(this.options.db, this.owner).catch(() => 0);
   }
@@ -124,7 +159,7 @@ export class Worker {
     );
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job, { db, owner: this.owner, log, stopping: () => this.stopped });
+      await handler(job, this.context());
     } catch (error) {
       if (error instanceof LeaseLostError) {
         log.warn({ job: job.id }, error.message);

@@ -1,16 +1,27 @@
 import { pino } from "pino";
 import { workerHandlers } from "../../src/deps.js";
+import { DERIVE_JOB } from "../../src/derivations/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { Worker } from "../../src/worker/runner.js";
 import { testConfig } from "./app.js";
 import { waitFor } from "./wait.js";
 
-/** A started in-process worker running every job kind, polling fast; stop() it when done. */
-export async function startTestWorker(db: Db, env: Record<string, string> = {}): Promise<Worker> {
+/**
+ * A started in-process worker polling fast; stop() it when done. It runs every job kind but
+ * derivation runs unless `derive` is true, so tests about enrichment never see derived records
+ * appear (the example package's accumulator trigger queues derivation jobs as records turn ready).
+ */
+export async function startTestWorker(
+  db: Db,
+  env: Record<string, string> = {},
+  options: { derive?: boolean } = {},
+): Promise<Worker> {
+  const handlers = await workerHandlers(testConfig(env));
+  if (!options.derive) delete handlers[DERIVE_JOB];
   const worker = new Worker({
     db,
-    log: pino({ level: "silent" }),
-    handlers: await workerHandlers(testConfig(env)),
+    log: pino({ level: process.env.TEST_WORKER_LOG ?? "silent" }),
+    handlers,
     pollMs: 20,
   });
   await worker.start();

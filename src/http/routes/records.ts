@@ -1,10 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import { requireCatalog } from "../../catalog/index.js";
 import type { Config } from "../../config/index.js";
+import { readDocument } from "../../derivations/index.js";
 import type { Db } from "../../platform/db/index.js";
 import { SEQ_MAX } from "../../platform/input.js";
 import {
-  currentDocument,
   delta,
   getRecord,
   moveCursor,
@@ -146,15 +145,13 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
         },
       },
     },
-    async (request) => {
-      const catalog = await requireCatalog(db, request.workspace.id);
-      return currentDocument(db, request.workspace.id, catalog, {
+    async (request) =>
+      readDocument(db, request.workspace, {
         entity: request.query.entity,
         collections: splitList(request.query.collections),
         status: request.query.status ?? "active",
         maxRecords: config.documentMaxRecords,
-      });
-    },
+      }),
   );
 
   app.get<{

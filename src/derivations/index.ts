@@ -1,0 +1,5 @@
+export { DERIVE_JOB, deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
+export { type DeriveOptions, deriveHandler } from "./run.js";
+export { getRun, listRuns, type RunsQuery } from "./runs.js";
+export { promote, readDocument, rebind, requestRun } from "./service.js";
+export { fireReadTriggers, fireReadyTriggers, latestTick, runCronTriggers } from "./triggers.js";

@@ -1,0 +1,58 @@
+// Derivation jobs: one queue entry per (derivation, entity), durably coalesced, with trigger
+// cooldowns measured from the last time a job was queued for that pair.
+import type { Queryable } from "../platform/db/index.js";
+import { type EnqueueResult, enqueue } from "../worker/queue.js";
+import * as sql from "./sql.js";
+
+/** Worker job kind of a derivation run. */
+export const DERIVE_JOB = "derive";
+
+/** Why a job was queued: the trigger that fired (or a request, or a run that left work behind). */
+export interface TriggerReason {
+  on: "accumulator" | "write" | "read" | "cron" | "manual" | "continuation";
+  trigger: string | null;
+}
+
+/** One live job per (derivation, entity); derivation names hold no colon. */
+export function deriveJobKey(derivation: string, entity: string): string {
+  return `derive:${derivation}:${entity}`;
+}
+
+export interface DeriveRequest {
+  workspaceId: string;
+  derivation: string;
+  entity: string;
+  reason: TriggerReason;
+  /** Seconds between two queues for the pair; a job asked for sooner waits until then. */
+  cooldownS?: number;
+}
+
+export async function ensureState(tx: Queryable, workspaceId: string, derivation: string, entity: string) {
+  await tx.query(sql.ENSURE_STATE, [workspaceId, derivation, entity]);
+}
+
+/** Queues (or joins) the pair's job inside the caller's transaction. */
+export async function enqueueDerivation(tx: Queryable, request: DeriveRequest): Promise<EnqueueResult> {
+  const { workspaceId, derivation, entity } = request;
+  await ensureState(tx, workspaceId, derivation, entity);
+  const state = (
+    await tx.query<{ last_queued_at: Date | null }>(sql.LOCK_STATE, [workspaceId, derivation, entity])
+  ).rows[0];
+  const now = Date.now();
+  const last = state?.last_queued_at?.getTime();
+  const cooldownMs = (request.cooldownS ?? 0) * 1000;
+  const runAfter = new Date(last !== undefined && cooldownMs > 0 ? Math.max(now, last + cooldownMs) : now);
+  const result = await enqueue(tx, {
+    workspaceId,
+    kind: DERIVE_JOB,
+    payload: { derivation, entity, reasons: [request.reason] },
+    coalesceKey: deriveJobKey(derivation, entity),
+    runAfter,
+  });
+  if (result.coalesced) {
+    await tx.query(sql.MERGE_REASONS, [workspaceId, result.jobId, JSON.stringify([request.reason])]);
+  } else {
+    await tx.query(sql.SET_QUEUED_AT, [workspaceId, derivation, entity, runAfter]);
+  }
+  return result;
+}

@@ -1,0 +1,355 @@
+// The requests of derivations: a manual run, promotion of a reviewed run's drafts, rebinding a
+// changes watermark, and the document with its freshness (and its read triggers).
+import { randomUUID } from "node:crypto";
+import type { ArtifactDef } from "../catalog/artifacts.js";
+import { activeCollection, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import type { Db, Queryable } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import { hashJson } from "../platform/hash.js";
+import {
+  appendSystemRecord,
+  currentDocument,
+  insertRecords,
+  lockSeq,
+  type NewRecord,
+} from "../records/index.js";
+import type { Workspace } from "../workspaces/index.js";
+import { activeHeads } from "./heads.js";
+import { deriveJobKey, enqueueDerivation, ensureState } from "./queue.js";
+import { sourceHash } from "./run.js";
+import { getRunRow, type RunRow } from "./runs.js";
+import * as sql from "./sql.js";
+import { evidenceState, fireReadTriggers } from "./triggers.js";
+
+function derivationOf(catalog: InstalledCatalog, name: string) {
+  const entry = catalog.index.derivations.get(name);
+  if (entry) return entry.def;
+  if (catalog.index.processors.has(name)) {
+    throw new AppError("request_schema", `${name} is an enrichment processor; only a derivation can be run`, {
+      errors: [{ path: "name", message: "names an enrichment processor, not a derivation" }],
+    });
+  }
+  throw new AppError("not_found", `no derivation ${name} is listed in the package`);
+}
+
+/** POST /processors/{name}/run: queues (or joins) the entity's job; no model call inline. */
+export async function requestRun(db: Db, workspace: Workspace, name: string, entity: string) {
+  const catalog = await requireCatalog(db, workspace.id);
+  const def = derivationOf(catalog, name);
+  const queued = await db.transaction((tx) =>
+    enqueueDerivation(tx, {
+      workspaceId: workspace.id,
+      derivation: def.name,
+      entity,
+      reason: { on: "manual", trigger: null },
+    }),
+  );
+  return {
+    job_id: queued.jobId,
+    enqueued: !queued.coalesced,
+    coalesced: queued.coalesced,
+    run_after: queued.runAfter,
+  };
+}
+
+/** POST /derivations/{name}/rebind: repoints the pair's watermark and audits it in _system. */
+export async function rebind(
+  db: Db,
+  workspace: Workspace,
+  name: string,
+  body: { entity: string; policy: "reset" | "carry" },
+) {
+  const catalog = await requireCatalog(db, workspace.id);
+  const def = derivationOf(catalog, name);
+  return db.transaction(async (tx) => {
+    await lockSeq(tx, workspace.id);
+    await ensureState(tx, workspace.id, def.name, body.entity);
+    const state = (
+      await tx.query<{ watermark_seq: number; source_hash: string | null }>(sql.LOCK_STATE, [
+        workspace.id,
+        def.name,
+        body.entity,
+      ])
+    ).rows[0];
+    const before = Number(state?.watermark_seq ?? 0);
+    const watermark = body.policy === "reset" ? 0 : before;
+    const oldHash = state?.source_hash ?? null;
+    const newHash = sourceHash(def);
+    // The generation bump holds off a run in flight: its commit writes nothing.
+    await tx.query(sql.REBIND_STATE, [workspace.id, def.name, body.entity, watermark, newHash]);
+    const auditId = await appendSystemRecord(tx, workspace.id, {
+      entity: body.entity,
+      type: "rebind",
+      content: {
+        derivation: def.name,
+        policy: body.policy,
+        old_source_hash: oldHash,
+        new_source_hash: newHash,
+        watermark_from: before,
+        watermark_seq: watermark,
+      },
+    });
+    return {
+      derivation: def.name,
+      entity: body.entity,
+      policy: body.policy,
+      old_source_hash: oldHash,
+      new_source_hash: newHash,
+      watermark_seq: watermark,
+      audit_id: auditId,
+    };
+  });
+}
+
+function reviewedArtifact(catalog: InstalledCatalog, name: string): ArtifactDef {
+  const versions = [...catalog.index.artifacts.values()]
+    .map((entry) => entry.def)
+    .filter((def) => def.name === name);
+  const artifact = versions.find((def) => def.active) ?? versions[0];
+  if (!artifact) throw new AppError("artifact_not_found", `no artifact ${name} in the workspace catalog`);
+  if (artifact.lifecycle !== "reviewed" || !artifact.candidate) {
+    throw new AppError("request_schema", `artifact ${name} is not a reviewed artifact`, {
+      errors: [{ path: "artifact", message: "must name a reviewed artifact" }],
+    });
+  }
+  return artifact;
+}
+
+function refuse(path: string, message: string): never {
+  throw new AppError("request_schema", message, { errors: [{ path, message }] });
+}
+
+interface Draft {
+  id: string;
+  collection: string;
+  collection_version: number;
+  collection_hash: string;
+  entity: string;
+  type: string;
+  key: string;
+  tombstone: boolean;
+  text: string;
+  content: Record<string, unknown>;
+  citations: string[];
+  derived_from: string[];
+}
+
+interface Promoted {
+  key: string;
+  draft_id: string;
+  record_id: string;
+}
+
+function promotionBody(run: RunRow, promotion: RunRow, already: boolean) {
+  const promoted = ((promotion.emission as { promoted?: Promoted[] } | null)?.promoted ?? []) as Promoted[];
+  return {
+    promotion_run_id: promotion.id,
+    source_run_id: run.id,
+    entity: run.entity,
+    promoted,
+    already_promoted: already,
+  };
+}
+
+/** The receipt's head of a key (record id, or null when the key had no active head). */
+function receiptHead(run: RunRow, collection: string, key: string): string | null {
+  const heads = ((
+    run.read_receipt as { heads?: { collection: string; key: string; record_id: string }[] } | null
+  )?.heads ?? []) as { collection: string; key: string; record_id: string }[];
+  return heads.find((head) => head.collection === collection && head.key === key)?.record_id ?? null;
+}
+
+/**
+ * POST /promote: the reviewed run's drafts for the artifact's keys become active successors when
+ * every touched active head still matches the run's read receipt; else 409 promotion_stale and
+ * nothing is written. Drafts and the originals stay as they are. A repeat after success returns
+ * the same promotion with already_promoted true.
+ */
+export async function promote(
+  db: Db,
+  workspace: Workspace,
+  body: { entity: string; source_run_id: string; artifact: string },
+) {
+  const ws = workspace.id;
+  const catalog = await requireCatalog(db, ws);
+  const artifact = reviewedArtifact(catalog, body.artifact);
+  const candidate = artifact.candidate as { derivation: string; keys: string[] };
+  const run = await getRunRow(db, ws, body.source_run_id).catch(() =>
+    refuse("source_run_id", `no run ${body.source_run_id} in this workspace`),
+  );
+  if (run.operation !== "derive" || run.derivation !== candidate.derivation) {
+    refuse(
+      "source_run_id",
+      `run ${run.id} is not a run of ${candidate.derivation}, artifact ${artifact.name}'s candidate derivation`,
+    );
+  }
+  if (run.entity !== body.entity)
+    refuse("entity", `run ${run.id} derived entity ${run.entity}, not ${body.entity}`);
+  if (run.status !== "succeeded")
+    refuse("source_run_id", `run ${run.id} is ${run.status}; only a succeeded run can be promoted`);
+  const done = (await db.query<RunRow>(sql.PROMOTION_OF, [ws, run.id])).rows[0];
+  if (done) return promotionBody(run, done, true);
+  const drafts = (await db.query<Draft>(sql.DRAFTS_OF_RUN, [ws, run.id])).rows.filter((d) =>
+    candidate.keys.includes(d.key),
+  );
+  const missing = candidate.keys.filter((key) => !drafts.some((draft) => draft.key === key));
+  if (missing.length > 0) {
+    refuse("source_run_id", `run ${run.id} wrote no draft for the artifact's key(s) ${missing.join(", ")}`);
+  }
+  const derivation = catalog.index.derivations.get(run.derivation)?.def;
+  if (!derivation) refuse("source_run_id", `derivation ${run.derivation} is no longer listed in the package`);
+  return db.transaction(async (tx) => {
+    const lastSeq = await lockSeq(tx, ws);
+    const again = (await tx.query<RunRow>(sql.PROMOTION_OF, [ws, run.id])).rows[0];
+    if (again) return promotionBody(run, again, true);
+    await checkReceipt(tx, ws, run, derivation.emit.collection, drafts);
+    const promotionId = randomUUID();
+    await tx.query(sql.INSERT_RUN, [
+      ws,
+      promotionId,
+      "promote",
+      run.derivation,
+      run.entity,
+      run.source_kind,
+      null,
+      run.id,
+      JSON.stringify([{ on: "manual", trigger: null }]),
+      catalog.package,
+      catalog.catalogHash,
+      catalog.hashes[`derivations:${run.derivation}`] ?? hashJson(derivation),
+      catalog.hashes["conf:models"] ?? "",
+    ]);
+    const inserted = await insertRecords(tx, {
+      workspaceId: ws,
+      catalog,
+      lastSeq,
+      rows: drafts.map((draft, index) => successor(catalog, draft, index, promotionId)),
+    });
+    const promoted = drafts.map((draft, i) => ({
+      key: draft.key,
+      draft_id: draft.id,
+      record_id: inserted[i]?.id as string,
+    }));
+    const citations = [...new Set(drafts.flatMap((draft) => draft.citations))];
+    await tx.query(sql.FINISH_RUN, [
+      ws,
+      promotionId,
+      "succeeded",
+      null,
+      null,
+      run.read_receipt ? JSON.stringify(run.read_receipt) : null,
+      JSON.stringify({ collection: derivation.emit.collection, artifact: artifact.name, promoted }),
+      JSON.stringify([]),
+      citations,
+      promoted.map((p) => p.record_id),
+      JSON.stringify({ calls: 0, prompt_tokens: 0, completion_tokens: 0 }),
+    ]);
+    return {
+      promotion_run_id: promotionId,
+      source_run_id: run.id,
+      entity: run.entity,
+      promoted,
+      already_promoted: false,
+    };
+  });
+}
+
+async function checkReceipt(tx: Queryable, ws: string, run: RunRow, collection: string, drafts: Draft[]) {
+  const keys = drafts.map((draft) => draft.key);
+  const live = await activeHeads(tx, ws, run.entity, { collection, keys });
+  const stale = keys.filter(
+    (key) => (live.get(key)?.record_id ?? null) !== receiptHead(run, collection, key),
+  );
+  if (stale.length > 0) {
+    throw new AppError(
+      "promotion_stale",
+      `the active value of ${stale.join(", ")} changed since run ${run.id} read it; nothing was written`,
+      { stale_keys: stale },
+    );
+  }
+}
+
+/** The active successor of a draft: same slot, text, content and provenance. */
+function successor(catalog: InstalledCatalog, draft: Draft, index: number, runId: string): NewRecord {
+  const collection =
+    catalog.index.collections.get(`${draft.collection}@${draft.collection_version}`)?.def ??
+    activeCollection(catalog.index, draft.collection)?.def;
+  if (!collection) throw new AppError("request_schema", `collection ${draft.collection} is no longer listed`);
+  return {
+    index,
+    collection,
+    collectionHash: catalog.contracts[`${collection.name}@${collection.version}`] ?? draft.collection_hash,
+    entity: draft.entity,
+    type: draft.type,
+    text: draft.text,
+    content: draft.content,
+    occurredAt: null,
+    dedupeKey: null,
+    key: draft.key,
+    status: "active",
+    tombstone: draft.tombstone,
+    derivedFrom: draft.derived_from,
+    citations: draft.citations,
+    runId,
+    scores: {},
+    annotations: {},
+    payloadHash: hashJson({ run: runId, draft: draft.id }),
+  };
+}
+
+/**
+ * Freshness of the document (CONVENTIONS.md): one entry per derivation that a listed read or
+ * accumulator trigger feeds and that emits into a collection the document covers.
+ */
+async function documentFreshness(
+  db: Queryable,
+  ws: string,
+  catalog: InstalledCatalog,
+  entity: string,
+  collections: string[] | undefined,
+) {
+  const names = new Set(
+    [...catalog.index.triggers.values()]
+      .filter(({ def }) => def.on === "read" || def.on === "accumulator")
+      .map(({ def }) => def.derivation),
+  );
+  const entries = [];
+  for (const name of [...names].sort()) {
+    const def = catalog.index.derivations.get(name)?.def;
+    if (!def || (collections && !collections.includes(def.emit.collection))) continue;
+    const state = (await db.query<{ watermark_seq: number }>(sql.GET_STATE, [ws, name, entity])).rows[0];
+    const watermark = Number(state?.watermark_seq ?? 0);
+    const evidence = await evidenceState(db, ws, def, entity, watermark);
+    const job = (
+      await db.query<{ id: string; state: string }>(sql.LIVE_JOB, [ws, deriveJobKey(name, entity)])
+    ).rows[0];
+    entries.push({
+      derivation: name,
+      watermark_seq: watermark,
+      dirty: evidence.dirty,
+      unready: evidence.unready,
+      job: job ? { id: job.id, state: job.state } : null,
+    });
+  }
+  return entries;
+}
+
+/** GET /document: the current beliefs, after firing the entity's read triggers, with freshness. */
+export async function readDocument(
+  db: Db,
+  workspace: Workspace,
+  q: { entity: string; collections?: string[]; status: "active" | "draft"; maxRecords: number },
+) {
+  const catalog = await requireCatalog(db, workspace.id);
+  const document = await currentDocument(db, workspace.id, q);
+  await fireReadTriggers(db, {
+    workspaceId: workspace.id,
+    catalog,
+    entity: q.entity,
+    collections: q.collections,
+  });
+  return {
+    ...document,
+    freshness: await documentFreshness(db, workspace.id, catalog, q.entity, q.collections),
+  };
+}

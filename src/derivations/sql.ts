@@ -1,0 +1,161 @@
+// SQL owned by the derivations module: runs, per-(derivation, entity) state, evidence reads and
+// trigger checks.
+
+/** A record this derivation wrote itself (its own output is never new evidence for it). */
+const OWN_OUTPUT = `(r.run_id IS NOT NULL AND EXISTS (
+  SELECT 1 FROM runs own WHERE own.workspace_id = r.workspace_id AND own.id = r.run_id AND own.derivation = $DERIVATION))`;
+
+function own(param: string): string {
+  return OWN_OUTPUT.replace("$DERIVATION", param);
+}
+
+export const ENSURE_STATE = `
+  INSERT INTO derivation_state (workspace_id, derivation, entity) VALUES ($1, $2, $3)
+  ON CONFLICT DO NOTHING`;
+
+const STATE_COLUMNS = "watermark_seq, source_hash, generation, last_queued_at, last_run_id";
+
+export const GET_STATE = `SELECT ${STATE_COLUMNS} FROM derivation_state
+  WHERE workspace_id = $1 AND derivation = $2 AND entity = $3`;
+
+export const LOCK_STATE = `${GET_STATE} FOR UPDATE`;
+
+export const SET_QUEUED_AT = `
+  UPDATE derivation_state SET last_queued_at = $4, updated_at = now()
+  WHERE workspace_id = $1 AND derivation = $2 AND entity = $3`;
+
+export const ADVANCE_WATERMARK = `
+  UPDATE derivation_state SET watermark_seq = $4, source_hash = $5, last_run_id = $6, updated_at = now()
+  WHERE workspace_id = $1 AND derivation = $2 AND entity = $3`;
+
+/** Rebind: repoint the watermark and hold off a run in flight (its commit sees a new generation). */
+export const REBIND_STATE = `
+  UPDATE derivation_state SET watermark_seq = $4, source_hash = $5, generation = generation + 1, updated_at = now()
+  WHERE workspace_id = $1 AND derivation = $2 AND entity = $3
+  RETURNING ${STATE_COLUMNS}`;
+
+/** Adds trigger reasons to a queued job that a new request coalesced into. */
+export const MERGE_REASONS = `
+  UPDATE jobs SET payload = jsonb_set(payload, '{reasons}', (
+    SELECT COALESCE(jsonb_agg(DISTINCT reason), '[]'::jsonb)
+    FROM jsonb_array_elements(COALESCE(payload->'reasons', '[]'::jsonb) || $3::jsonb) AS reason))
+  WHERE workspace_id = $1 AND id = $2`;
+
+/** Per entity: the summed metric of ready evidence above the watermark, and the last queue time. */
+export const ACCUMULATED = `
+  SELECT e.entity, COALESCE(sum((r.scores->>$4)::float8), 0)::float8 AS total
+  FROM unnest($2::text[]) AS e(entity)
+  LEFT JOIN derivation_state s ON s.workspace_id = $1 AND s.derivation = $5 AND s.entity = e.entity
+  LEFT JOIN records r ON r.workspace_id = $1 AND r.entity = e.entity AND r.collection = ANY($3::text[])
+    AND r.ready AND r.scores ? $4 AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$5")}
+  GROUP BY e.entity`;
+
+/** Whether ready evidence lies above the watermark (dirty), and how many source rows are unready. */
+export const EVIDENCE_STATE = `
+  SELECT
+    EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = $1 AND r.entity = $2 AND r.collection = ANY($3::text[])
+      AND r.ready AND r.seq > $5 AND NOT ${own("$4")}) AS dirty,
+    (SELECT count(*)::int FROM records r WHERE r.workspace_id = $1 AND r.entity = $2
+      AND r.collection = ANY($3::text[]) AND NOT r.ready) AS unready`;
+
+/** Entities whose ready evidence lies above their watermark (cron triggers). */
+export const DIRTY_ENTITIES = `
+  SELECT DISTINCT r.entity FROM records r
+  LEFT JOIN derivation_state s ON s.workspace_id = r.workspace_id AND s.derivation = $3 AND s.entity = r.entity
+  WHERE r.workspace_id = $1 AND r.collection = ANY($2::text[]) AND r.ready
+    AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$3")}
+  ORDER BY r.entity LIMIT $4`;
+
+/** The queued or running derivation job of an entity, if any. */
+export const LIVE_JOB = `
+  SELECT id, state FROM jobs WHERE workspace_id = $1 AND coalesce_key = $2 AND state IN ('queued', 'running')
+  ORDER BY state DESC, created_at LIMIT 1`;
+
+export const RUN_IDS_OF = `SELECT id, derivation FROM runs WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
+
+const EVIDENCE_COLUMNS = `r.id, r.seq, r.collection, r.collection_version, r.type, r.key, r.status, r.tombstone,
+  r.text, r.content, r.scores, r.depth, r.occurred_at`;
+
+/** Filters of a source: $2 entity, $3 collections, $4 types, $5 statuses, $6 keyed, $7 keys. */
+const SOURCE_FILTERS = `r.workspace_id = $1 AND r.entity = $2 AND r.collection = ANY($3::text[])
+  AND ($4::text[] IS NULL OR r.type = ANY($4::text[])) AND r.status = ANY($5::text[])
+  AND ($6::boolean IS NULL OR (r.key IS NOT NULL) = $6) AND ($7::text[] IS NULL OR r.key = ANY($7::text[]))`;
+
+/** Ready records of a source in (from, through], oldest first; $10 names the derivation to skip its own output. */
+export const SOURCE_RANGE = `
+  SELECT ${EVIDENCE_COLUMNS} FROM records r
+  WHERE ${SOURCE_FILTERS} AND r.ready AND r.seq > $8 AND r.seq <= $9
+    AND ($10::text IS NULL OR NOT ${own("$10")})
+  ORDER BY r.seq LIMIT $11`;
+
+/** The oldest unready record of a source in (from, through]: a changes read stops below it. */
+export const FIRST_UNREADY = `
+  SELECT min(r.seq) AS seq FROM records r
+  WHERE ${SOURCE_FILTERS} AND NOT r.ready AND r.seq > $8 AND r.seq <= $9`;
+
+/** Current keyed values of a source (heads; an unready head hides its slot, no fallback). */
+export const SOURCE_CURRENT = `
+  SELECT ${EVIDENCE_COLUMNS} FROM heads h
+  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  WHERE h.workspace_id = $1 AND h.entity = $2 AND h.collection = ANY($3::text[]) AND h.status = ANY($5::text[])
+    AND NOT h.tombstone AND r.ready AND ($4::text[] IS NULL OR r.type = ANY($4::text[]))
+    AND $6::boolean IS NOT FALSE AND ($7::text[] IS NULL OR h.key = ANY($7::text[]))
+  ORDER BY h.collection, h.key, h.status LIMIT $8`;
+
+/** The active heads of the emission collection for the entity (the run's basis). */
+export const ACTIVE_HEADS = `
+  SELECT h.key, h.record_id, h.tombstone, r.text, r.content FROM heads h
+  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  WHERE h.workspace_id = $1 AND h.entity = $2 AND h.collection = $3 AND h.status = 'active'
+    AND ($4::text[] IS NULL OR h.key = ANY($4::text[]))
+  ORDER BY h.key LIMIT $5`;
+
+export const LAST_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1";
+
+const RUN_COLUMNS = `id, seq, operation, derivation, entity, source_kind, status, failure, failure_detail, job_id,
+  source_run_id, trigger_reasons, package, catalog_hash, definition_hash, config_hash, read_receipt, emission,
+  visible_sources, citations, output_ids, usage, started_at, finished_at`;
+
+export const INSERT_RUN = `
+  INSERT INTO runs (workspace_id, id, operation, derivation, entity, source_kind, status, job_id, source_run_id,
+    trigger_reasons, package, catalog_hash, definition_hash, config_hash)
+  VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9, $10, $11, $12, $13)`;
+
+/** Ends a run: its status, failure and everything it read and wrote. */
+export const FINISH_RUN = `
+  UPDATE runs SET status = $3, failure = $4, failure_detail = $5, read_receipt = $6, emission = $7,
+    visible_sources = $8, citations = $9::uuid[], output_ids = $10::uuid[], usage = $11, finished_at = now()
+  WHERE workspace_id = $1 AND id = $2`;
+
+/** Runs an earlier attempt of a job left running (its worker died): they did not finish. */
+export const ABANDON_RUNS = `
+  UPDATE runs SET status = 'failed', failure = 'internal', failure_detail = 'the worker running it stopped before it finished',
+    finished_at = now()
+  WHERE workspace_id = $1 AND job_id = $2 AND status = 'running'`;
+
+export const GET_RUN = `SELECT ${RUN_COLUMNS} FROM runs WHERE workspace_id = $1 AND id = $2`;
+
+export const LIST_RUNS = `
+  SELECT ${RUN_COLUMNS} FROM runs
+  WHERE workspace_id = $1 AND ($2::text IS NULL OR entity = $2) AND ($3::text IS NULL OR derivation = $3)
+    AND ($4::text IS NULL OR operation = $4) AND ($5::text IS NULL OR source_kind = $5)
+    AND ($6::text IS NULL OR status = $6) AND ($7::bigint IS NULL OR seq < $7)
+  ORDER BY seq DESC LIMIT $8`;
+
+export const PROMOTION_OF = `
+  SELECT ${RUN_COLUMNS} FROM runs
+  WHERE workspace_id = $1 AND source_run_id = $2 AND operation = 'promote' AND status = 'succeeded'`;
+
+/** Output records of a run in output order (output_ids), for GET /runs/{id}. */
+export const OUTPUT_RECORDS = `
+  SELECT r.id, r.seq, r.collection, r.key, r.type, r.status, r.ready, r.tombstone, r.text, r.citations,
+    r.depth, r.occurred_at, r.created_at
+  FROM unnest($2::uuid[]) WITH ORDINALITY AS o(id, n)
+  JOIN records r ON r.workspace_id = $1 AND r.id = o.id
+  ORDER BY o.n`;
+
+export const DRAFTS_OF_RUN = `
+  SELECT id, collection, collection_version, collection_hash, entity, type, key, tombstone, text, content,
+    citations, derived_from, occurred_at
+  FROM records WHERE workspace_id = $1 AND run_id = $2 AND status = 'draft'
+  ORDER BY seq`;

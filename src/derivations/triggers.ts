@@ -1,0 +1,205 @@
+// Firing triggers (catalog/triggers.ts defines them): write and accumulator triggers run in the
+// transaction that makes records ready (records/ready-hooks.ts), read triggers on document and
+// artifact reads, cron triggers on the worker's clock. Only triggers the package lists fire; a
+// derivation's own output never fires its own triggers.
+import { Cron } from "croner";
+import type { DerivationDef } from "../catalog/derivations.js";
+import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import type { TriggerDef } from "../catalog/triggers.js";
+import type { Db, Queryable } from "../platform/db/index.js";
+import type { ReadyHook, ReadyRecord } from "../records/index.js";
+import { enqueueDerivation } from "./queue.js";
+import * as sql from "./sql.js";
+
+/** Every collection a derivation reads (all sources). */
+export function sourceCollections(def: DerivationDef): string[] {
+  return [...new Set(Object.values(def.sources).flatMap((source) => source.collections))];
+}
+
+function listedTriggers(catalog: InstalledCatalog, on: TriggerDef["on"]) {
+  return [...catalog.index.triggers.values()]
+    .map((entry) => entry.def)
+    .filter((def) => def.on === on)
+    .flatMap((trigger) => {
+      const derivation = catalog.index.derivations.get(trigger.derivation)?.def;
+      return derivation ? [{ trigger, derivation }] : [];
+    });
+}
+
+/** The records of a batch that are evidence for a derivation: not its own output. */
+async function foreignRecords(
+  tx: Queryable,
+  workspaceId: string,
+  records: ReadyRecord[],
+): Promise<(derivation: string) => ReadyRecord[]> {
+  const runIds = [...new Set(records.flatMap((r) => (r.run_id ? [r.run_id] : [])))];
+  const runs = new Map<string, string>();
+  if (runIds.length > 0) {
+    const { rows } = await tx.query<{ id: string; derivation: string }>(sql.RUN_IDS_OF, [
+      workspaceId,
+      runIds,
+    ]);
+    for (const row of rows) runs.set(row.id, row.derivation);
+  }
+  return (derivation) => records.filter((r) => !r.run_id || runs.get(r.run_id) !== derivation);
+}
+
+/** The ready hook: write and accumulator triggers for the entities whose records turned ready. */
+export const fireReadyTriggers: ReadyHook = async (tx, { workspaceId, catalog, records }) => {
+  const watched = [...listedTriggers(catalog, "write"), ...listedTriggers(catalog, "accumulator")];
+  if (watched.length === 0) return;
+  const evidenceFor = await foreignRecords(tx, workspaceId, records);
+  for (const { trigger, derivation } of watched) {
+    const collections = trigger.collections ?? sourceCollections(derivation);
+    const entities = [
+      ...new Set(
+        evidenceFor(derivation.name)
+          .filter((r) => collections.includes(r.collection))
+          .map((r) => r.entity),
+      ),
+    ].sort();
+    if (entities.length === 0) continue;
+    const reason = { on: trigger.on, trigger: trigger.name };
+    if (trigger.accumulator) {
+      const { metric, threshold, cooldown_s } = trigger.accumulator;
+      const { rows } = await tx.query<{ entity: string; total: number }>(sql.ACCUMULATED, [
+        workspaceId,
+        entities,
+        collections,
+        metric,
+        derivation.name,
+      ]);
+      for (const row of rows) {
+        if (row.total < threshold) continue;
+        await enqueueDerivation(tx, {
+          workspaceId,
+          derivation: derivation.name,
+          entity: row.entity,
+          reason,
+          cooldownS: cooldown_s,
+        });
+      }
+      continue;
+    }
+    for (const entity of entities) {
+      await enqueueDerivation(tx, {
+        workspaceId,
+        derivation: derivation.name,
+        entity,
+        reason,
+        cooldownS: trigger.cooldown_s ?? 0,
+      });
+    }
+  }
+};
+
+/** Whether the entity's sources hold ready evidence above the watermark, and unready rows. */
+export async function evidenceState(
+  db: Queryable,
+  workspaceId: string,
+  derivation: DerivationDef,
+  entity: string,
+  watermark: number,
+): Promise<{ dirty: boolean; unready: number }> {
+  const { rows } = await db.query<{ dirty: boolean; unready: number }>(sql.EVIDENCE_STATE, [
+    workspaceId,
+    entity,
+    sourceCollections(derivation),
+    derivation.name,
+    watermark,
+  ]);
+  return rows[0] ?? { dirty: false, unready: 0 };
+}
+
+/** The watermark of a (derivation, entity) pair (0 before its first successful run). */
+export async function watermarkOf(
+  db: Queryable,
+  workspaceId: string,
+  derivation: string,
+  entity: string,
+): Promise<number> {
+  const { rows } = await db.query<{ watermark_seq: number }>(sql.GET_STATE, [
+    workspaceId,
+    derivation,
+    entity,
+  ]);
+  return Number(rows[0]?.watermark_seq ?? 0);
+}
+
+/**
+ * Read triggers of the entity (GET /document, artifact renders): each listed read trigger whose
+ * derivation emits into a collection the read covers queues a job when evidence lies above the
+ * watermark. `collections` undefined: every collection.
+ */
+export async function fireReadTriggers(
+  db: Db,
+  request: { workspaceId: string; catalog: InstalledCatalog; entity: string; collections?: string[] },
+): Promise<void> {
+  const { workspaceId, catalog, entity, collections } = request;
+  for (const { trigger, derivation } of listedTriggers(catalog, "read")) {
+    if (collections && !collections.includes(derivation.emit.collection)) continue;
+    const watermark = await watermarkOf(db, workspaceId, derivation.name, entity);
+    if (!(await evidenceState(db, workspaceId, derivation, entity, watermark)).dirty) continue;
+    await db.transaction((tx) =>
+      enqueueDerivation(tx, {
+        workspaceId,
+        derivation: derivation.name,
+        entity,
+        reason: { on: "read", trigger: trigger.name },
+        cooldownS: trigger.cooldown_s ?? 0,
+      }),
+    );
+  }
+}
+
+/** Most entities one cron tick queues for one derivation. */
+const CRON_ENTITIES_MAX = 10_000;
+
+/** The latest tick of a UTC cron expression strictly before `now`. */
+export function latestTick(expression: string, now: Date): Date | null {
+  return new Cron(expression, { timezone: "UTC", paused: true }).previousRuns(1, now)[0] ?? null;
+}
+
+/**
+ * One pass of the cron triggers of every workspace: a trigger seen for the first time records
+ * its latest tick without firing; afterwards, when a newer tick has passed, only that latest tick
+ * fires (missed ticks are not replayed), once across all workers (the tick row is claimed).
+ */
+export async function runCronTriggers(db: Db, now = new Date()): Promise<number> {
+  const { rows: workspaces } = await db.query<{ id: string }>("SELECT id FROM workspaces ORDER BY id");
+  let queued = 0;
+  for (const { id: workspaceId } of workspaces) {
+    const catalog = await requireCatalog(db, workspaceId).catch(() => undefined);
+    if (!catalog) continue;
+    for (const { trigger, derivation } of listedTriggers(catalog, "cron")) {
+      const tick = latestTick(trigger.cron as string, now);
+      if (!tick) continue;
+      queued += await db.transaction(async (tx) => {
+        const claimed = await tx.query<{ fired: boolean }>(
+          `INSERT INTO trigger_ticks (workspace_id, trigger, last_tick) VALUES ($1, $2, $3)
+           ON CONFLICT (workspace_id, trigger) DO UPDATE SET last_tick = excluded.last_tick
+             WHERE trigger_ticks.last_tick < excluded.last_tick
+           RETURNING (xmax <> 0) AS fired`,
+          [workspaceId, trigger.name, tick],
+        );
+        if (!claimed.rows[0]?.fired) return 0;
+        const { rows } = await tx.query<{ entity: string }>(sql.DIRTY_ENTITIES, [
+          workspaceId,
+          sourceCollections(derivation),
+          derivation.name,
+          CRON_ENTITIES_MAX,
+        ]);
+        for (const { entity } of rows) {
+          await enqueueDerivation(tx, {
+            workspaceId,
+            derivation: derivation.name,
+            entity,
+            reason: { on: "cron", trigger: trigger.name },
+          });
+        }
+        return rows.length;
+      });
+    }
+  }
+  return queued;
+}

@@ -1,0 +1,95 @@
+// A small catalog with derivations, and running derivation jobs under a chosen fake script.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import type { Db } from "../../src/platform/db/index.js";
+import { minimalFiles } from "./catalog-files.js";
+import { waitFor } from "./wait.js";
+import { startTestWorker } from "./worker.js";
+
+const OUTPUT_SCHEMA = " { type: object, properties: { records: { type: array } }, required: [records] }";
+
+const LIMITS = `{ max_tasks: 1, max_llm_calls: 2, max_retrieved_records: 50, max_visible_records: 50, max_total_tokens: 20000, max_wall_s: 60 }`;
+
+/** A derivation over notes (changes) and facts (current) emitting into facts; fields overridable. */
+export function derivationYaml(
+  name: string,
+  extra: { emit?: string; limits?: string; sources?: string; trigger?: string } = {},
+): string {
+  return `  - name: ${name}
+${extra.trigger ?? ""}    sources:
+${
+  extra.sources ??
+  `      notes: { kind: changes, collections: [notes] }
+      facts: { kind: current, collections: [facts], allow_empty: true }`
+}
+    limits: ${extra.limits ?? LIMITS}
+    tasks:
+      - id: ${name}
+        use: llm
+        with:
+          prompt: Summarize what the notes say about the entity.
+          output_schema:${OUTPUT_SCHEMA}
+    emit: ${extra.emit ?? "{ from: NAME, collection: facts, type: digest, keys: [summary, risk] }"}
+`.replace("from: NAME", `from: ${name}`);
+}
+
+/** minimalFiles plus derivations (and anything else) listed in the package. */
+export function derivationFiles(
+  derivations: string[],
+  options: {
+    processors?: string;
+    triggers?: string[];
+    extraFiles?: Record<string, string>;
+    packageExtra?: string;
+  } = {},
+): Record<string, string> {
+  const names = derivations.map((yaml) => /name: ([a-z_0-9]+)/.exec(yaml)?.[1] as string);
+  return minimalFiles({
+    "derivations/main.yaml": `derivations:\n${derivations.join("")}`,
+    ...(options.processors ? { "processors/main.yaml": options.processors } : {}),
+    "packages/demo-pack.yaml": `name: demo-pack
+version: 1.0.0
+collections: [notes@1, facts@1]
+search_profiles: [main]
+processors: [${[...names, ...(options.processors ? [...options.processors.matchAll(/name: ([a-z_0-9]+)/g)].map((m) => m[1]) : [])].join(", ")}]
+triggers: [${(options.triggers ?? []).join(", ")}]
+${options.packageExtra ?? ""}`,
+    ...options.extraFiles,
+  });
+}
+
+/** A fake script file (YAML) for FAKE_MODEL_SCRIPT. */
+export function scriptFile(script: Record<string, unknown>): string {
+  const dir = mkdtempSync(join(tmpdir(), "engram-script-"));
+  const path = join(dir, "script.yaml");
+  writeFileSync(path, stringify(script));
+  return path;
+}
+
+/** Runs a worker (derivations included) with this script until the job is no longer queued or running. */
+export async function runJobs(
+  db: Db,
+  workspaceId: string,
+  script: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const worker = await startTestWorker(
+    db,
+    { FAKE_MODEL_SCRIPT: scriptFile(script), ...env },
+    { derive: true },
+  );
+  try {
+    await waitFor(async () => {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1
+           AND (state = 'running' OR (state = 'queued' AND run_after <= now()))`,
+        [workspaceId],
+      );
+      return rows[0]?.n === 0;
+    });
+  } finally {
+    await worker.stop();
+  }
+}
