@@ -2,9 +2,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LightMyRequestResponse } from "fastify";
 import { stringify } from "yaml";
 import type { Db } from "../../src/platform/db/index.js";
-import { minimalFiles } from "./catalog-files.js";
+import { createTestApp, type TestApp } from "./app.js";
+import { MINIMAL_PACKAGE, minimalFiles } from "./catalog-files.js";
 import { waitFor } from "./wait.js";
 import { startTestWorker } from "./worker.js";
 
@@ -92,4 +94,50 @@ export async function runJobs(
   } finally {
     await worker.stop();
   }
+}
+
+export interface Harness {
+  t: TestApp;
+  ws: { id: string; headers: { authorization: string } };
+  post(url: string, payload: object): Promise<LightMyRequestResponse>;
+  get(url: string): Promise<LightMyRequestResponse>;
+  /** Writes records; returns their ids. */
+  write(records: object[]): Promise<string[]>;
+  /** Queues a run of the derivation for the entity, runs the worker with this script, returns job and run. */
+  derive(name: string, entity: string, script: Record<string, unknown>): Promise<{ job: any; run: any }>;
+  close(): Promise<void>;
+}
+
+/** An app with one workspace on which these catalog files are published. */
+export async function derivationHarness(name: string, files: Record<string, string>): Promise<Harness> {
+  const t = await createTestApp();
+  const ws = await t.workspace(name);
+  const post = (url: string, payload: object) =>
+    t.app.inject({ method: "POST", url, headers: ws.headers, payload });
+  const get = (url: string) => t.app.inject({ url, headers: ws.headers });
+  const published = await post("/catalog", { package: MINIMAL_PACKAGE, files });
+  if (published.statusCode !== 200) throw new Error(`publishing failed: ${published.body}`);
+  const harness: Harness = {
+    t,
+    ws,
+    post,
+    get,
+    async write(records) {
+      const res = await post("/records", { records });
+      if (res.statusCode !== 200) throw new Error(`write failed: ${res.body}`);
+      return res.json().inserted.map((row: { id: string }) => row.id);
+    },
+    async derive(derivation, entity, script) {
+      const res = await post(`/processors/${derivation}/run`, { entity });
+      if (res.statusCode !== 202) throw new Error(`run request failed: ${res.body}`);
+      await runJobs(t.db, ws.id, script);
+      const job = (await get(`/jobs/${res.json().job_id}`)).json();
+      const runs = (
+        await get(`/runs?entity=${encodeURIComponent(entity)}&processor=${derivation}&limit=1`)
+      ).json().runs;
+      return { job, run: runs[0] ? (await get(`/runs/${runs[0].id}`)).json() : undefined };
+    },
+    close: () => t.close(),
+  };
+  return harness;
 }
