@@ -17,6 +17,7 @@ import { type BasisHead, type Emission, keyedDivergence, planEmission } from "./
 import { isTransient, RunFailure, type Usage } from "./failure.js";
 import { activeHeads, listHeads } from "./heads.js";
 import { enqueueDerivation, ensureState, type TriggerReason } from "./queue.js";
+import { insertRun } from "./runs.js";
 import { type ReadResult, readSources } from "./sources.js";
 import * as sql from "./sql.js";
 import { runTasks } from "./tasks.js";
@@ -126,21 +127,18 @@ async function startRun(run: RunContext, reasons: TriggerReason[]): Promise<Star
       (await tx.query<{ last_seq: number }>(sql.LAST_SEQ, [ws])).rows[0]?.last_seq ?? 0,
     );
     const runId = randomUUID();
-    await tx.query(sql.INSERT_RUN, [
-      ws,
-      runId,
-      "derive",
-      def.name,
+    await insertRun(tx, {
+      workspaceId: ws,
+      id: runId,
+      operation: "derive",
+      derivation: def.name,
       entity,
-      sourceKind(def),
-      job.id,
-      null,
-      JSON.stringify(reasons),
-      catalog.package,
-      catalog.catalogHash,
-      catalog.hashes[`derivations:${def.name}`] ?? hashJson(def),
-      catalog.hashes["conf:models"] ?? "",
-    ]);
+      sourceKind: sourceKind(def),
+      jobId: job.id,
+      sourceRunId: null,
+      reasons,
+      catalog,
+    });
     return {
       runId,
       watermark: Number(state?.watermark_seq ?? 0),

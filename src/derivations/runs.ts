@@ -1,8 +1,10 @@
 // Reading runs: GET /runs (newest first, compact) and GET /runs/{id} (the whole audit and the
 // ordered output records, paged). Runs hold ids, hashes, counts and reasons: never a prompt,
 // evidence text or a model reply.
+import type { InstalledCatalog } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
+import { hashJson } from "../platform/hash.js";
 import { isUuid } from "../records/validate.js";
 import * as sql from "./sql.js";
 
@@ -31,6 +33,41 @@ export interface RunRow {
   usage: Record<string, number>;
   started_at: Date;
   finished_at: Date | null;
+}
+
+/** Starts a run row (status running) with the hashes of the catalog it runs under. */
+export async function insertRun(
+  tx: Queryable,
+  run: {
+    workspaceId: string;
+    id: string;
+    operation: RunRow["operation"];
+    derivation: string;
+    entity: string;
+    sourceKind: RunRow["source_kind"];
+    jobId: string | null;
+    sourceRunId: string | null;
+    reasons: unknown[];
+    catalog: InstalledCatalog;
+  },
+): Promise<void> {
+  const { catalog } = run;
+  await tx.query(sql.INSERT_RUN, [
+    run.workspaceId,
+    run.id,
+    run.operation,
+    run.derivation,
+    run.entity,
+    run.sourceKind,
+    run.jobId,
+    run.sourceRunId,
+    JSON.stringify(run.reasons),
+    catalog.package,
+    catalog.catalogHash,
+    catalog.hashes[`derivations:${run.derivation}`] ??
+      hashJson(catalog.index.derivations.get(run.derivation)?.def ?? null),
+    catalog.hashes["conf:models"] ?? "",
+  ]);
 }
 
 export function runSummary(run: RunRow) {

@@ -17,7 +17,7 @@ import type { Workspace } from "../workspaces/index.js";
 import { activeHeads } from "./heads.js";
 import { deriveJobKey, enqueueDerivation, ensureState } from "./queue.js";
 import { sourceHash } from "./run.js";
-import { getRunRow, type RunRow } from "./runs.js";
+import { getRunRow, insertRun, type RunRow } from "./runs.js";
 import * as sql from "./sql.js";
 import { evidenceState, fireReadTriggers } from "./triggers.js";
 
@@ -204,21 +204,18 @@ export async function promote(
     if (again) return promotionBody(run, again, true);
     await checkReceipt(tx, ws, run, derivation.emit.collection, drafts);
     const promotionId = randomUUID();
-    await tx.query(sql.INSERT_RUN, [
-      ws,
-      promotionId,
-      "promote",
-      run.derivation,
-      run.entity,
-      run.source_kind,
-      null,
-      run.id,
-      JSON.stringify([{ on: "manual", trigger: null }]),
-      catalog.package,
-      catalog.catalogHash,
-      catalog.hashes[`derivations:${run.derivation}`] ?? hashJson(derivation),
-      catalog.hashes["conf:models"] ?? "",
-    ]);
+    await insertRun(tx, {
+      workspaceId: ws,
+      id: promotionId,
+      operation: "promote",
+      derivation: run.derivation,
+      entity: run.entity,
+      sourceKind: run.source_kind,
+      jobId: null,
+      sourceRunId: run.id,
+      reasons: [{ on: "manual", trigger: null }],
+      catalog,
+    });
     const inserted = await insertRecords(tx, {
       workspaceId: ws,
       catalog,

@@ -3,39 +3,23 @@
 // searchable at once. Client writes (write.ts) and derivation output both go through here.
 import { randomUUID } from "node:crypto";
 import type { InstalledCatalog } from "../catalog/index.js";
-import type { CollectionDef } from "../catalog/types.js";
 import type { Queryable } from "../platform/db/index.js";
 import { validationError } from "../platform/errors.js";
 import { enqueue } from "../worker/queue.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
+import type { ValidRow } from "./validate.js";
 
 /** Worker job kind that runs a batch's required processors (executed by the worker). */
 export const ENRICH_JOB = "enrich";
 
-export interface NewRecord {
-  /** Where problems are reported (records.<index>). */
-  index: number;
+/** A row to insert: a validated write row, or one a derivation or promotion builds. */
+export interface NewRecord extends ValidRow {
   /** A preassigned id (a batch's dedupe needs it before the insert); else a fresh one. */
   id?: string;
-  collection: CollectionDef;
-  collectionHash: string;
-  entity: string;
-  type: string;
-  text: string;
-  content: Record<string, unknown>;
-  occurredAt: string | null;
-  dedupeKey: string | null;
-  key: string | null;
-  status: "active" | "draft";
-  tombstone: boolean;
-  derivedFrom: string[];
   citations: string[];
   runId: string | null;
-  scores: Record<string, number>;
-  annotations: Record<string, unknown>;
-  payloadHash: string;
 }
 
 export interface Inserted {

@@ -6,6 +6,7 @@ import {
   derivationYaml,
   type Harness,
   runJobs,
+  WEIGHT_PROCESSOR,
 } from "../support/derivations.js";
 
 const SECRET_TEXT = "zebra-marmalade-7781 says the password is tulip";
@@ -30,15 +31,7 @@ describe("derivation requests", () => {
           }),
         ],
         {
-          processors: `processors:
-  - name: weight
-    kind: score
-    input: { collections: [notes] }
-    model: chat
-    scale: [0, 1]
-    default: 0
-    prompt: Rate the note.
-`,
+          processors: WEIGHT_PROCESSOR,
         },
       ),
     );

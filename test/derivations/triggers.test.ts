@@ -2,19 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCronTriggers } from "../../src/derivations/index.js";
 import { fakeScore } from "../../src/models/fake.js";
 import { COLLECTIONS_YAML } from "../support/catalog-files.js";
-import { derivationFiles, derivationHarness, derivationYaml, type Harness } from "../support/derivations.js";
+import {
+  derivationFiles,
+  derivationHarness,
+  derivationYaml,
+  type Harness,
+  WEIGHT_PROCESSOR,
+} from "../support/derivations.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
-const WEIGHT = `processors:
-  - name: weight
-    kind: score
-    input: { collections: [notes] }
-    model: chat
-    scale: [0, 1]
-    default: 0
-    prompt: Rate how much this note matters.
-`;
 const WEIGHED_NOTES = COLLECTIONS_YAML.replace(
   "      priority: { path: priority, type: integer, filter: true, sort: true }\n    search_profile: main",
   "      priority: { path: priority, type: integer, filter: true, sort: true }\n    required_processors: [weight]\n    search_profile: main",
@@ -80,7 +77,7 @@ describe("an accumulator trigger", () => {
           }),
         ],
         {
-          processors: WEIGHT,
+          processors: WEIGHT_PROCESSOR,
           triggers: ["acc.default"],
           extraFiles: { "collections/main.yaml": WEIGHED_NOTES },
         },

@@ -10,10 +10,12 @@ const RECORDS = 600;
 describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
   let t: TestApp;
   let workspaceId: string;
+  // The batch's enrichment job (derivations the accumulator trigger queues write and enrich more).
+  let jobId: string;
   const readyCount = async () =>
     (
       await t.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND ready",
+        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND ready AND collection = 'customer_events'",
         [workspaceId],
       )
     ).rows[0]?.n ?? 0;
@@ -36,6 +38,12 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
       payload: { records },
     });
     expect(res.statusCode).toBe(200);
+    const { rows } = await t.db.query<{ id: string }>(
+      "SELECT id FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'",
+      [workspaceId],
+    );
+    expect(rows).toHaveLength(1);
+    jobId = rows[0]?.id as string;
   });
   afterAll(() => t.close());
 
@@ -56,8 +64,8 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
     expect(atKill).toBeGreaterThan(0);
     expect(atKill).toBeLessThan(RECORDS);
     const { rows: stalled } = await t.db.query<{ state: string; lease_owner: string | null }>(
-      "SELECT state, lease_owner FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'",
-      [workspaceId],
+      "SELECT state, lease_owner FROM jobs WHERE workspace_id = $1 AND id = $2",
+      [workspaceId, jobId],
     );
     expect(stalled).toEqual([{ state: "running", lease_owner: expect.any(String) }]);
 
@@ -68,13 +76,15 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
     expect((await secondExit).code).toBe(0);
 
     const { rows: job } = await t.db.query(
-      "SELECT state, attempts, last_error FROM jobs WHERE workspace_id = $1 AND kind = 'enrich'",
-      [workspaceId],
+      "SELECT state, attempts, last_error FROM jobs WHERE workspace_id = $1 AND id = $2",
+      [workspaceId, jobId],
     );
     expect(job).toEqual([{ state: "succeeded", attempts: 2, last_error: null }]);
     const { rows: counts } = await t.db.query<{ embeddings: number; records: number; scored: number }>(
-      `SELECT (SELECT count(*)::int FROM embeddings WHERE workspace_id = $1) AS embeddings,
-              (SELECT count(DISTINCT record_id)::int FROM embeddings WHERE workspace_id = $1) AS records,
+      `SELECT (SELECT count(*)::int FROM embeddings e JOIN records r ON r.workspace_id = e.workspace_id
+                 AND r.id = e.record_id WHERE e.workspace_id = $1 AND r.collection = 'customer_events') AS embeddings,
+              (SELECT count(DISTINCT record_id)::int FROM embeddings e JOIN records r ON r.workspace_id = e.workspace_id
+                 AND r.id = e.record_id WHERE e.workspace_id = $1 AND r.collection = 'customer_events') AS records,
               (SELECT count(*)::int FROM records WHERE workspace_id = $1 AND scores ? 'urgency' AND search_text IS NOT NULL) AS scored`,
       [workspaceId],
     );

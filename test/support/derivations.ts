@@ -14,6 +14,17 @@ const OUTPUT_SCHEMA = " { type: object, properties: { records: { type: array } }
 
 const LIMITS = `{ max_tasks: 1, max_llm_calls: 2, max_retrieved_records: 50, max_visible_records: 50, max_total_tokens: 20000, max_wall_s: 60 }`;
 
+/** A score processor over notes (the fake scores it from the text). */
+export const WEIGHT_PROCESSOR = `processors:
+  - name: weight
+    kind: score
+    input: { collections: [notes] }
+    model: chat
+    scale: [0, 1]
+    default: 0
+    prompt: Rate how much this note matters.
+`;
+
 /** A derivation over notes (changes) and facts (current) emitting into facts; fields overridable. */
 export function derivationYaml(
   name: string,
