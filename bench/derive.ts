@@ -5,7 +5,7 @@
 //    default concurrency), fake model.
 // Uses DATABASE_URL when set (a scratch database), else in-memory PGlite.
 import { pino } from "pino";
-import { publishCatalog, requireCatalog } from "../src/catalog/index.js";
+import { publishCatalog } from "../src/catalog/index.js";
 import { loadConfig } from "../src/config/index.js";
 import { catalogDeps, modelsResolver } from "../src/deps.js";
 import { DERIVE_JOB, deriveHandler, enqueueDerivation } from "../src/derivations/index.js";
@@ -14,7 +14,7 @@ import type { Models } from "../src/models/index.js";
 import { writeRecords } from "../src/records/index.js";
 import { claimJobs } from "../src/worker/queue.js";
 import { Worker } from "../src/worker/runner.js";
-import { createWorkspace } from "../src/workspaces/index.js";
+import { createWorkspace, type Workspace } from "../src/workspaces/index.js";
 import { MINIMAL_PACKAGE } from "../test/support/catalog-files.js";
 import { derivationFiles, derivationYaml } from "../test/support/derivations.js";
 import { openBenchDb } from "./setup.js";
@@ -36,7 +36,7 @@ const { db } = bench;
 try {
   await prepareDatabase(db);
   const created = await createWorkspace(db, "bench-derive");
-  const workspace = { id: created.id, name: created.workspace };
+  const workspace: Workspace = { id: created.id, name: created.workspace };
   await publishCatalog(catalogDeps(db, loadConfig({})), workspace, {
     package: MINIMAL_PACKAGE,
     files: derivationFiles([derivationYaml("digest", { limits: LIMITS })]),
@@ -44,7 +44,7 @@ try {
   const write = (entity: string, n: number) =>
     writeRecords(
       db,
-      { id: created.id, name: created.workspace } as never,
+      workspace,
       Array.from({ length: n }, (_, i) => ({
         collection: "notes",
         entity,
@@ -105,7 +105,7 @@ try {
   for (let i = 0; i < ENTITIES; i += 100) {
     await writeRecords(
       db,
-      { id: created.id, name: created.workspace } as never,
+      workspace,
       Array.from({ length: Math.min(100, ENTITIES - i) * 5 }, (_, j) => ({
         collection: "notes",
         entity: `e${i + Math.floor(j / 5)}`,
@@ -143,7 +143,6 @@ try {
   }
   const seconds = (performance.now() - began) / 1000;
   await worker.stop();
-  await requireCatalog(db, created.id);
   console.log(`derivations on ${bench.label} (fake model)`);
   console.log(
     `  run over ${EVIDENCE} evidence records, outside the model: p50 ${quantile(own, 0.5).toFixed(1)} ms, p95 ${quantile(own, 0.95).toFixed(1)} ms (${RUNS} runs; ${JSON.stringify(statuses)})`,

@@ -1,5 +1,6 @@
+export { type FreshnessEntry, readFreshness } from "./freshness.js";
 export { DERIVE_JOB, deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
 export { type DeriveOptions, deriveHandler } from "./run.js";
 export { getRun, listRuns, type RunsQuery } from "./runs.js";
 export { promote, readDocument, rebind, requestRun } from "./service.js";
-export { fireReadTriggers, fireReadyTriggers, latestTick, runCronTriggers } from "./triggers.js";
+export { fireReadyTriggers, latestTick, runCronTriggers } from "./triggers.js";

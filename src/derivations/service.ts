@@ -14,12 +14,12 @@ import {
   type NewRecord,
 } from "../records/index.js";
 import type { Workspace } from "../workspaces/index.js";
+import { readFreshness } from "./freshness.js";
 import { activeHeads } from "./heads.js";
-import { deriveJobKey, enqueueDerivation, ensureState } from "./queue.js";
+import { enqueueDerivation, ensureState } from "./queue.js";
 import { sourceHash } from "./run.js";
 import { getRunRow, insertRun, type RunRow } from "./runs.js";
 import * as sql from "./sql.js";
-import { evidenceState, fireReadTriggers } from "./triggers.js";
 
 function derivationOf(catalog: InstalledCatalog, name: string) {
   const entry = catalog.index.derivations.get(name);
@@ -174,9 +174,11 @@ export async function promote(
   const catalog = await requireCatalog(db, ws);
   const artifact = reviewedArtifact(catalog, body.artifact);
   const candidate = artifact.candidate as { derivation: string; keys: string[] };
-  const run = await getRunRow(db, ws, body.source_run_id).catch(() =>
-    refuse("source_run_id", `no run ${body.source_run_id} in this workspace`),
-  );
+  const run = await getRunRow(db, ws, body.source_run_id).catch((error) => {
+    // An unknown run is a bad reference in the body (422), not a missing route (404).
+    if (error instanceof AppError && error.code === "not_found") refuse("source_run_id", error.message);
+    throw error;
+  });
   if (run.operation !== "derive" || run.derivation !== candidate.derivation) {
     refuse(
       "source_run_id",
@@ -294,43 +296,6 @@ function successor(catalog: InstalledCatalog, draft: Draft, index: number, runId
   };
 }
 
-/**
- * Freshness of the document (CONVENTIONS.md): one entry per derivation that a listed read or
- * accumulator trigger feeds and that emits into a collection the document covers.
- */
-async function documentFreshness(
-  db: Queryable,
-  ws: string,
-  catalog: InstalledCatalog,
-  entity: string,
-  collections: string[] | undefined,
-) {
-  const names = new Set(
-    [...catalog.index.triggers.values()]
-      .filter(({ def }) => def.on === "read" || def.on === "accumulator")
-      .map(({ def }) => def.derivation),
-  );
-  const entries = [];
-  for (const name of [...names].sort()) {
-    const def = catalog.index.derivations.get(name)?.def;
-    if (!def || (collections && !collections.includes(def.emit.collection))) continue;
-    const state = (await db.query<{ watermark_seq: number }>(sql.GET_STATE, [ws, name, entity])).rows[0];
-    const watermark = Number(state?.watermark_seq ?? 0);
-    const evidence = await evidenceState(db, ws, def, entity, watermark);
-    const job = (
-      await db.query<{ id: string; state: string }>(sql.LIVE_JOB, [ws, deriveJobKey(name, entity)])
-    ).rows[0];
-    entries.push({
-      derivation: name,
-      watermark_seq: watermark,
-      dirty: evidence.dirty,
-      unready: evidence.unready,
-      job: job ? { id: job.id, state: job.state } : null,
-    });
-  }
-  return entries;
-}
-
 /** GET /document: the current beliefs, after firing the entity's read triggers, with freshness. */
 export async function readDocument(
   db: Db,
@@ -339,14 +304,11 @@ export async function readDocument(
 ) {
   const catalog = await requireCatalog(db, workspace.id);
   const document = await currentDocument(db, workspace.id, q);
-  await fireReadTriggers(db, {
+  const freshness = await readFreshness(db, {
     workspaceId: workspace.id,
     catalog,
     entity: q.entity,
     collections: q.collections,
   });
-  return {
-    ...document,
-    freshness: await documentFreshness(db, workspace.id, catalog, q.entity, q.collections),
-  };
+  return { ...document, freshness };
 }

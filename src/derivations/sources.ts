@@ -42,6 +42,8 @@ export interface SourceRead {
   truncated: boolean;
   /** changes only: the highest seq this source may advance the watermark to. */
   through: number;
+  /** The rows the prompt shows for this source: those no earlier source showed already. */
+  shownRows: string[];
 }
 
 export interface ReadResult {
@@ -132,7 +134,15 @@ async function readComplete(
       `source ${name} (${source.kind}) renders to more than max_tokens (${source.max_tokens}) tokens`,
     );
   }
-  return { name, kind: source.kind, records, ...rendered, truncated: false, through: checkpoint };
+  return {
+    name,
+    kind: source.kind,
+    records,
+    ...rendered,
+    truncated: false,
+    through: checkpoint,
+    shownRows: [],
+  };
 }
 
 async function readChanges(
@@ -189,6 +199,7 @@ async function readChanges(
     ...rendered,
     truncated,
     through: truncated ? (last ? Number(last.seq) : window.watermark) : horizon,
+    shownRows: [],
   };
 }
 
@@ -225,12 +236,12 @@ export async function readSources(
   const seen = new Set<string>();
   const shown: EvidenceRecord[] = [];
   for (const source of sources) {
-    for (const record of source.records) {
-      if (!seen.has(record.id)) {
-        seen.add(record.id);
-        shown.push(record);
-      }
-    }
+    source.records.forEach((record, i) => {
+      if (seen.has(record.id)) return;
+      seen.add(record.id);
+      shown.push(record);
+      source.shownRows.push(source.rows[i] as string);
+    });
   }
   const changes = sources.filter((source) => source.kind === "changes");
   return {

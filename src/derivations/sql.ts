@@ -66,6 +66,13 @@ export const DIRTY_ENTITIES = `
     AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$3")}
   ORDER BY r.entity LIMIT $4`;
 
+/** Claims a cron tick newer than the last one fired; fired is false on first sight (inserted). */
+export const CLAIM_TICK = `
+  INSERT INTO trigger_ticks (workspace_id, trigger, last_tick) VALUES ($1, $2, $3)
+  ON CONFLICT (workspace_id, trigger) DO UPDATE SET last_tick = excluded.last_tick
+    WHERE trigger_ticks.last_tick < excluded.last_tick
+  RETURNING (xmax <> 0) AS fired`;
+
 /** The queued or running derivation job of an entity, if any. */
 export const LIVE_JOB = `
   SELECT id, state FROM jobs WHERE workspace_id = $1 AND coalesce_key = $2 AND state IN ('queued', 'running')

@@ -72,15 +72,10 @@ class Limits {
 
 /** The task's input: the entity, the evidence by source, and earlier tasks' outputs. */
 export function taskInput(entity: string, read: ReadResult, earlier: Record<string, unknown>): string {
-  const shown = new Set<string>();
-  const sections = read.sources.map((source) => {
-    const rows = source.records.flatMap((record, i) => {
-      if (shown.has(record.id)) return [];
-      shown.add(record.id);
-      return [source.rows[i] as string];
-    });
-    return `## ${source.name} (${source.kind})\n${rows.length > 0 ? rows.join("\n") : "(no records)"}`;
-  });
+  const sections = read.sources.map(
+    (source) =>
+      `## ${source.name} (${source.kind})\n${source.shownRows.length > 0 ? source.shownRows.join("\n") : "(no records)"}`,
+  );
   const parts = [`Entity: ${entity}`, "# Evidence", ...sections];
   if (Object.keys(earlier).length > 0) parts.push(`# Earlier task outputs\n${JSON.stringify(earlier)}`);
   return parts.join("\n\n");

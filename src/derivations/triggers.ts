@@ -4,7 +4,7 @@
 // derivation's own output never fires its own triggers.
 import { Cron } from "croner";
 import type { DerivationDef } from "../catalog/derivations.js";
-import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import { activeCatalog, type InstalledCatalog } from "../catalog/index.js";
 import type { TriggerDef } from "../catalog/triggers.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import type { ReadyHook, ReadyRecord } from "../records/index.js";
@@ -16,7 +16,7 @@ export function sourceCollections(def: DerivationDef): string[] {
   return [...new Set(Object.values(def.sources).flatMap((source) => source.collections))];
 }
 
-function listedTriggers(catalog: InstalledCatalog, on: TriggerDef["on"]) {
+export function listedTriggers(catalog: InstalledCatalog, on: TriggerDef["on"]) {
   return [...catalog.index.triggers.values()]
     .map((entry) => entry.def)
     .filter((def) => def.on === on)
@@ -126,32 +126,6 @@ export async function watermarkOf(
   return Number(rows[0]?.watermark_seq ?? 0);
 }
 
-/**
- * Read triggers of the entity (GET /document, artifact renders): each listed read trigger whose
- * derivation emits into a collection the read covers queues a job when evidence lies above the
- * watermark. `collections` undefined: every collection.
- */
-export async function fireReadTriggers(
-  db: Db,
-  request: { workspaceId: string; catalog: InstalledCatalog; entity: string; collections?: string[] },
-): Promise<void> {
-  const { workspaceId, catalog, entity, collections } = request;
-  for (const { trigger, derivation } of listedTriggers(catalog, "read")) {
-    if (collections && !collections.includes(derivation.emit.collection)) continue;
-    const watermark = await watermarkOf(db, workspaceId, derivation.name, entity);
-    if (!(await evidenceState(db, workspaceId, derivation, entity, watermark)).dirty) continue;
-    await db.transaction((tx) =>
-      enqueueDerivation(tx, {
-        workspaceId,
-        derivation: derivation.name,
-        entity,
-        reason: { on: "read", trigger: trigger.name },
-        cooldownS: trigger.cooldown_s ?? 0,
-      }),
-    );
-  }
-}
-
 /** Most entities one cron tick queues for one derivation. */
 const CRON_ENTITIES_MAX = 10_000;
 
@@ -169,19 +143,13 @@ export async function runCronTriggers(db: Db, now = new Date()): Promise<number>
   const { rows: workspaces } = await db.query<{ id: string }>("SELECT id FROM workspaces ORDER BY id");
   let queued = 0;
   for (const { id: workspaceId } of workspaces) {
-    const catalog = await requireCatalog(db, workspaceId).catch(() => undefined);
+    const catalog = await activeCatalog(db, workspaceId);
     if (!catalog) continue;
     for (const { trigger, derivation } of listedTriggers(catalog, "cron")) {
       const tick = latestTick(trigger.cron as string, now);
       if (!tick) continue;
       queued += await db.transaction(async (tx) => {
-        const claimed = await tx.query<{ fired: boolean }>(
-          `INSERT INTO trigger_ticks (workspace_id, trigger, last_tick) VALUES ($1, $2, $3)
-           ON CONFLICT (workspace_id, trigger) DO UPDATE SET last_tick = excluded.last_tick
-             WHERE trigger_ticks.last_tick < excluded.last_tick
-           RETURNING (xmax <> 0) AS fired`,
-          [workspaceId, trigger.name, tick],
-        );
+        const claimed = await tx.query<{ fired: boolean }>(sql.CLAIM_TICK, [workspaceId, trigger.name, tick]);
         if (!claimed.rows[0]?.fired) return 0;
         const { rows } = await tx.query<{ entity: string }>(sql.DIRTY_ENTITIES, [
           workspaceId,
