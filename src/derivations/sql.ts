@@ -41,6 +41,11 @@ export const MERGE_REASONS = `
     FROM jsonb_array_elements(COALESCE(payload->'reasons', '[]'::jsonb) || $3::jsonb) AS reason))
   WHERE workspace_id = $1 AND id = $2`;
 
+/** Entities whose queued derivation job (by coalesce key) already lists a reason. */
+export const QUEUED_WITH_REASON = `
+  SELECT payload->>'entity' AS entity FROM jobs
+  WHERE workspace_id = $1 AND coalesce_key = ANY($2::text[]) AND state = 'queued' AND payload->'reasons' @> $3::jsonb`;
+
 /** Per entity: the summed metric of ready evidence above the watermark, and the last queue time. */
 export const ACCUMULATED = `
   SELECT e.entity, COALESCE(sum((r.scores->>$4)::float8), 0)::float8 AS total

@@ -8,7 +8,7 @@ import { activeCatalog, type InstalledCatalog } from "../catalog/index.js";
 import type { TriggerDef } from "../catalog/triggers.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import type { ReadyHook, ReadyRecord } from "../records/index.js";
-import { enqueueDerivation } from "./queue.js";
+import { deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
 import * as sql from "./sql.js";
 
 /** Every collection a derivation reads (all sources). */
@@ -44,6 +44,23 @@ async function foreignRecords(
   return (derivation) => records.filter((r) => !r.run_id || runs.get(r.run_id) !== derivation);
 }
 
+/** The entities whose queued job of the derivation already lists this reason. */
+async function queuedFor(
+  tx: Queryable,
+  workspaceId: string,
+  derivation: string,
+  entities: string[],
+  reason: TriggerReason,
+): Promise<Set<string>> {
+  if (entities.length === 0) return new Set();
+  const { rows } = await tx.query<{ entity: string }>(sql.QUEUED_WITH_REASON, [
+    workspaceId,
+    entities.map((entity) => deriveJobKey(derivation, entity)),
+    JSON.stringify([reason]),
+  ]);
+  return new Set(rows.map((row) => row.entity));
+}
+
 /** The ready hook: write and accumulator triggers for the entities whose records turned ready. */
 export const fireReadyTriggers: ReadyHook = async (tx, { workspaceId, catalog, records }) => {
   const watched = [...listedTriggers(catalog, "write"), ...listedTriggers(catalog, "accumulator")];
@@ -58,13 +75,17 @@ export const fireReadyTriggers: ReadyHook = async (tx, { workspaceId, catalog, r
           .map((r) => r.entity),
       ),
     ].sort();
-    if (entities.length === 0) continue;
     const reason = { on: trigger.on, trigger: trigger.name };
+    // An entity whose queued job already carries this reason needs nothing more: joining it
+    // again would change nothing, and enrichment calls this hook for every sub-batch.
+    const waiting = await queuedFor(tx, workspaceId, derivation.name, entities, reason);
+    const pending = entities.filter((entity) => !waiting.has(entity));
+    if (pending.length === 0) continue;
     if (trigger.accumulator) {
       const { metric, threshold, cooldown_s } = trigger.accumulator;
       const { rows } = await tx.query<{ entity: string; total: number }>(sql.ACCUMULATED, [
         workspaceId,
-        entities,
+        pending,
         collections,
         metric,
         derivation.name,
@@ -81,7 +102,7 @@ export const fireReadyTriggers: ReadyHook = async (tx, { workspaceId, catalog, r
       }
       continue;
     }
-    for (const entity of entities) {
+    for (const entity of pending) {
       await enqueueDerivation(tx, {
         workspaceId,
         derivation: derivation.name,
