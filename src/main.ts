@@ -91,12 +91,19 @@ export interface ServeOptions {
   worker: boolean;
 }
 
-/** Starts a worker running every job kind on the database. */
-export async function startWorker(db: Db, config: Config, log: Logger): Promise<Worker> {
+/** Starts a worker running every job kind on the database but those `except` names. */
+export async function startWorker(
+  db: Db,
+  config: Config,
+  log: Logger,
+  except: string[] = [],
+): Promise<Worker> {
+  const handlers = await workerHandlers(config);
+  for (const kind of except) delete handlers[kind];
   const worker = new Worker({
     db,
     log,
-    handlers: await workerHandlers(config),
+    handlers,
     periodic: periodicTasks(),
     leaseSeconds: config.workerLeaseSeconds,
   });
