@@ -69,7 +69,10 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
     );
     expect(stalled).toEqual([{ state: "running", lease_owner: expect.any(String) }]);
 
-    const second = startCli(["worker"], env);
+    // The replacement holds a long lease: on a loaded machine a 2 s lease can lapse between
+    // heartbeats, and the job would be taken over a second time (attempts 3), which is not
+    // what this test is about.
+    const second = startCli(["worker"], { ...env, WORKER_LEASE_SECONDS: "60" });
     const secondExit = collect(second);
     await waitFor(async () => (await readyCount()) === RECORDS, 60_000, 50);
     second.kill("SIGTERM");
