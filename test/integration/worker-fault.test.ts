@@ -63,15 +63,22 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
     const atKill = await readyCount();
     expect(atKill).toBeGreaterThan(0);
     expect(atKill).toBeLessThan(RECORDS);
-    const { rows: stalled } = await t.db.query<{ state: string; lease_owner: string | null }>(
-      "SELECT state, lease_owner FROM jobs WHERE workspace_id = $1 AND id = $2",
-      [workspaceId, jobId],
-    );
-    expect(stalled).toEqual([{ state: "running", lease_owner: expect.any(String) }]);
+    const { rows: stalled } = await t.db.query<{
+      state: string;
+      lease_owner: string | null;
+      attempts: number;
+    }>("SELECT state, lease_owner, attempts FROM jobs WHERE workspace_id = $1 AND id = $2", [
+      workspaceId,
+      jobId,
+    ]);
+    expect(stalled).toEqual([
+      { state: "running", lease_owner: expect.any(String), attempts: expect.any(Number) },
+    ]);
+    // Under load the first worker's 2 s lease may lapse (a fresh process compiling the catalog
+    // holds its event loop) and it takes its own job again: count the takeover from the kill.
+    const attemptsAtKill = stalled[0]?.attempts as number;
 
-    // The replacement holds a long lease: on a loaded machine a 2 s lease can lapse between
-    // heartbeats, and the job would be taken over a second time (attempts 3), which is not
-    // what this test is about.
+    // The replacement holds a long lease, so the one takeover it makes is the only one.
     const second = startCli(["worker"], { ...env, WORKER_LEASE_SECONDS: "60" });
     const secondExit = collect(second);
     await waitFor(async () => (await readyCount()) === RECORDS, 60_000, 50);
@@ -82,7 +89,7 @@ describe.runIf(onServer)("a worker killed in the middle of a batch", () => {
       "SELECT state, attempts, last_error FROM jobs WHERE workspace_id = $1 AND id = $2",
       [workspaceId, jobId],
     );
-    expect(job).toEqual([{ state: "succeeded", attempts: 2, last_error: null }]);
+    expect(job).toEqual([{ state: "succeeded", attempts: attemptsAtKill + 1, last_error: null }]);
     const { rows: counts } = await t.db.query<{ embeddings: number; records: number; scored: number }>(
       `SELECT (SELECT count(*)::int FROM embeddings e JOIN records r ON r.workspace_id = e.workspace_id
                  AND r.id = e.record_id WHERE e.workspace_id = $1 AND r.collection = 'customer_events') AS embeddings,
