@@ -1,5 +1,6 @@
 // Wiring shared by the composition roots (main.ts, the HTTP app): how domain modules that
 // must not import each other are connected.
+import { purgeExpiredUses } from "./artifacts/index.js";
 import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { DERIVE_JOB, deriveHandler, fireReadyTriggers, runCronTriggers } from "./derivations/index.js";
@@ -59,13 +60,21 @@ export async function workerHandlers(config: Config): Promise<Record<string, Job
 /** How often the worker looks for cron ticks: a minute is cron's finest grain. */
 const CRON_CHECK_MS = 15_000;
 
+/** How often expired artifact uses are purged: expiry is counted in days. */
+const USE_PURGE_MS = 60_000;
+
 /** Work the worker does on its clock. */
-export function periodicTasks(): PeriodicTask[] {
+export function periodicTasks(config: Pick<Config, "artifactUsePurgeBatch">): PeriodicTask[] {
   return [
     {
       name: "cron triggers",
       everyMs: CRON_CHECK_MS,
       run: async (ctx) => void (await runCronTriggers(ctx.db)),
+    },
+    {
+      name: "artifact use purge",
+      everyMs: USE_PURGE_MS,
+      run: async (ctx) => void (await purgeExpiredUses(ctx.db, config.artifactUsePurgeBatch)),
     },
   ];
 }

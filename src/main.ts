@@ -104,7 +104,7 @@ export async function startWorker(
     db,
     log,
     handlers,
-    periodic: periodicTasks(),
+    periodic: periodicTasks(config),
     leaseSeconds: config.workerLeaseSeconds,
   });
   await worker.start();

@@ -44,6 +44,8 @@ export interface LoadedCatalog {
   /** "name@semver" */
   package: string;
   catalogHash: string;
+  /** Hash of the selected package manifest (GET /tools, artifact manifests). */
+  packageHash: string;
   /** Hash of every listed definition by "family:id" ("collections:customer_events@1"). */
   hashes: Record<string, string>;
   /** Contract hash of every listed collection version by "name@version" (records keep it). */
@@ -309,6 +311,7 @@ export function loadCatalog(files: Record<string, string>, packageRef: string): 
     index,
     package: packageRef,
     catalogHash: hashJson({ package: packageRef, definitions: hashes }),
+    packageHash: hashJson(index.manifest.def),
     hashes,
     contracts: Object.fromEntries([...index.collections].map(([id, entry]) => [id, contractHash(entry.def)])),
     files: fileHashes(sources),

@@ -359,3 +359,28 @@ export function sampleArguments(params: Record<string, ParamDecl>): Record<strin
   }
   return out;
 }
+
+const QUERY_NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Arguments given as query parameters (GET /artifacts/{name}), read by each declaration's type:
+ * numbers and booleans from their text, a string_array from repeated or single values. Text
+ * that does not read as its type is passed on as text, so validateArguments names the problem.
+ */
+export function queryArguments(
+  params: Record<string, ParamDecl>,
+  query: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(query)) {
+    const decl = Object.hasOwn(params, name) ? params[name] : undefined;
+    if (!decl) out[name] = raw;
+    else if (decl.type === "string_array") out[name] = Array.isArray(raw) ? raw : [raw];
+    else if (typeof raw !== "string") out[name] = raw;
+    else if ((decl.type === "number" || decl.type === "integer") && QUERY_NUMBER.test(raw))
+      out[name] = Number(raw);
+    else if (decl.type === "boolean" && (raw === "true" || raw === "false")) out[name] = raw === "true";
+    else out[name] = raw;
+  }
+  return out;
+}

@@ -177,8 +177,9 @@ const WHOLE = /^\{\{\s*([^{}]*?)\s*\}\}$/;
 const ANY = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const REMOVE = Symbol("remove");
 
-function text(value: unknown): string {
-  if (Array.isArray(value)) return value.map(text).join(",");
+/** A parameter value as text inside a longer string (lists joined by ","). */
+export function valueText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(valueText).join(",");
   return typeof value === "string" ? value : String(value);
 }
 
@@ -201,7 +202,7 @@ export function fillTemplate(template: unknown, args: Record<string, unknown>): 
       }
       return value.replace(ANY, (_, name: string) => {
         const found = arg(name);
-        return found === undefined ? "" : text(found);
+        return found === undefined ? "" : valueText(found);
       });
     }
     if (Array.isArray(value)) {

@@ -11,6 +11,7 @@ import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { handleClientError, handleError, handleFrameworkError, sendProblem } from "./problem.js";
 import { RESPONSES } from "./responses.js";
+import { artifactRoutes } from "./routes/artifacts.js";
 import { backfillRoutes } from "./routes/backfill.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { derivationRoutes } from "./routes/derivations.js";
@@ -120,13 +121,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);
-  searchRoutes(app, {
+  // Search, views and everything that runs them (artifact view blocks) read with these.
+  const searchDeps = {
     db: deps.db,
     models: modelsResolver({}),
     renderBudgetTokens: deps.config.renderBudgetTokens,
     maxResponseBytes: deps.config.maxResponseBytes,
     maxQueryChars: deps.config.maxQueryChars,
     graphLimitMax: deps.config.graphLimitMax,
+  };
+  searchRoutes(app, searchDeps);
+  artifactRoutes(app, {
+    ...searchDeps,
+    documentMaxRecords: deps.config.documentMaxRecords,
+    artifactUseRetentionDays: deps.config.artifactUseRetentionDays,
+    maxFeedbackCommentChars: deps.config.maxFeedbackCommentChars,
+    maxFeedbackEvidenceChars: deps.config.maxFeedbackEvidenceChars,
   });
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();

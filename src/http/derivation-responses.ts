@@ -13,15 +13,15 @@ const anyObject = { type: "object", additionalProperties: true } as const;
 const listOf = (items: Schema) => ({ type: "array", items }) as const;
 const orNull = (schema: Schema) => ({ oneOf: [{ type: "null" }, schema] });
 
-export const freshness = listOf(
-  shape({
-    derivation: str,
-    watermark_seq: int,
-    dirty: bool,
-    unready: int,
-    job: orNull(shape({ id: uuid, state: { enum: ["queued", "running"] } })),
-  }),
-);
+export const freshnessEntry = {
+  derivation: str,
+  watermark_seq: int,
+  dirty: bool,
+  unready: int,
+  job: orNull(shape({ id: uuid, state: { enum: ["queued", "running"] } })),
+};
+
+export const freshness = listOf(shape(freshnessEntry));
 
 const runSummaryProperties = {
   id: uuid,

@@ -2,6 +2,7 @@
 // JSON.stringify (app.ts), so these schemas describe and never filter what is sent; the test
 // suite checks every reply it receives against the schema of its route and status.
 
+import { ARTIFACT_RESPONSES } from "./artifact-responses.js";
 import { DERIVATION_RESPONSES, freshness } from "./derivation-responses.js";
 import { shape } from "./shape.js";
 
@@ -247,4 +248,5 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
   "GET /jobs/:id": { status: 200, schema: job },
   "POST /jobs/:id/retry": { status: 200, schema: job },
   ...DERIVATION_RESPONSES,
+  ...ARTIFACT_RESPONSES,
 };

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   view_not_found: 404,
   artifact_not_found: 404,
   artifact_use_not_found: 404,
+  snapshot_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   dedupe_conflict: 409,

@@ -70,7 +70,7 @@ export interface DocumentQuery {
   maxRecords: number;
 }
 
-interface HeadRow {
+export interface HeadRow {
   id: string;
   seq: number;
   collection: string;
@@ -82,16 +82,18 @@ interface HeadRow {
   status: string;
   ready: boolean;
   tombstone: boolean;
+  scores: Record<string, number>;
+  run_id: string | null;
   occurred_at: Date;
   created_at: Date;
 }
 
 /**
- * The current-state document: for each (collection, key) the newest row of the requested status.
- * Current tombstones are listed as retractions; current-ness ignores readiness. (Its freshness is
- * the derivations module's: derivations/service.ts readDocument.)
+ * For each (collection, key) of the entity the newest row of the requested status, ordered by
+ * collection and key, tombstones included and `_system` left out; more than maxRecords is
+ * 409 document_too_large. Current-ness ignores readiness.
  */
-export async function currentDocument(db: Queryable, workspaceId: string, q: DocumentQuery) {
+export async function currentHeads(db: Queryable, workspaceId: string, q: DocumentQuery): Promise<HeadRow[]> {
   const { rows } = await db.query<HeadRow>(sql.DOCUMENT_HEADS, [
     workspaceId,
     q.entity,
@@ -105,7 +107,15 @@ export async function currentDocument(db: Queryable, workspaceId: string, q: Doc
       `the document holds more than ${q.maxRecords} current records (DOCUMENT_MAX_RECORDS); narrow it with collections`,
     );
   }
-  const current = rows.filter((row) => row.collection !== SYSTEM_COLLECTION);
+  return rows.filter((row) => row.collection !== SYSTEM_COLLECTION);
+}
+
+/**
+ * The current-state document: current beliefs, and current tombstones as retractions. (Its
+ * freshness is the derivations module's: derivations/service.ts readDocument.)
+ */
+export async function currentDocument(db: Queryable, workspaceId: string, q: DocumentQuery) {
+  const current = await currentHeads(db, workspaceId, q);
   const beliefs = current
     .filter((row) => !row.tombstone)
     .map((belief) => ({

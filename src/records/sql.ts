@@ -63,7 +63,7 @@ export const DELTA = `
 
 export const DOCUMENT_HEADS = `
   SELECT r.id, r.seq, r.collection, r.collection_version, r.key, r.type, r.text, r.citations, r.status,
-    r.ready, r.tombstone, r.occurred_at, r.created_at
+    r.ready, r.tombstone, r.scores, r.run_id, r.occurred_at, r.created_at
   FROM heads h JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.status = $3
     AND ($4::text[] IS NULL OR h.collection = ANY($4::text[]))

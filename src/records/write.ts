@@ -1,13 +1,13 @@
 // POST /records: validate the whole batch, then write it in one transaction with its seq
 // numbers, keyed heads and enrichment jobs. A refused batch writes nothing.
 import { randomUUID } from "node:crypto";
-import { confirmCatalog, requireCatalog } from "../catalog/index.js";
+import { confirmCatalog, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import type { Workspace } from "../workspaces/index.js";
-import { insertRecords, lockSeq } from "./insert.js";
+import { insertRecords, lockSeq, type NewRecord } from "./insert.js";
 import * as sql from "./sql.js";
-import { type ValidRow, validateRows } from "./validate.js";
+import { validateRows } from "./validate.js";
 
 export interface WriteResult {
   inserted: { index: number; id: string; ready: boolean }[];
@@ -15,14 +15,14 @@ export interface WriteResult {
 }
 
 interface Planned {
-  row: ValidRow;
+  row: NewRecord;
   id: string;
   /** Set when the row repeats an earlier write (or an earlier row of this batch). */
   duplicateOf?: string;
 }
 
 /** Dedupe: same key and payload is a duplicate of the original; a different payload refuses all. */
-async function resolveDuplicates(tx: Queryable, workspaceId: string, rows: ValidRow[]): Promise<Planned[]> {
+async function resolveDuplicates(tx: Queryable, workspaceId: string, rows: NewRecord[]): Promise<Planned[]> {
   const keys = [...new Set(rows.flatMap((row) => (row.dedupeKey === null ? [] : [row.dedupeKey])))];
   const stored = new Map<string, { id: string; payload_hash: string }>();
   if (keys.length > 0) {
@@ -33,7 +33,7 @@ async function resolveDuplicates(tx: Queryable, workspaceId: string, rows: Valid
     for (const row of found) stored.set(row.dedupe_key, row);
   }
   return rows.map((row) => {
-    const id = randomUUID();
+    const id = row.id ?? randomUUID();
     if (row.dedupeKey === null) return { row, id };
     const original = stored.get(row.dedupeKey);
     if (!original) {
@@ -51,6 +51,46 @@ async function resolveDuplicates(tx: Queryable, workspaceId: string, rows: Valid
   });
 }
 
+/**
+ * Writes rows in one transaction under the workspace's seq lock: dedupe against earlier commits,
+ * then insert. `build` makes the rows from the catalog in force; it runs again if a publish
+ * changed the catalog since `seen`. Client writes and the rows Engram writes itself (snapshots,
+ * feedback, saved answers) share this path; `after` writes what must commit with the rows.
+ */
+export async function writeRows(
+  db: Db,
+  workspaceId: string,
+  seen: InstalledCatalog,
+  build: (catalog: InstalledCatalog) => NewRecord[],
+  after?: (tx: Queryable, result: WriteResult) => Promise<void>,
+): Promise<WriteResult> {
+  let rows = build(seen);
+  const result = await db.transaction(async (tx) => {
+    // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
+    // every earlier commit, seq order is commit order, and the contract cannot change under us.
+    const lastSeq = await lockSeq(tx, workspaceId);
+    const catalog = await confirmCatalog(tx, workspaceId, seen);
+    if (catalog !== seen) rows = build(catalog);
+    const planned = await resolveDuplicates(tx, workspaceId, rows);
+    const fresh = planned.filter((p) => p.duplicateOf === undefined);
+    const inserted = await insertRecords(tx, {
+      workspaceId,
+      catalog,
+      lastSeq,
+      rows: fresh.map(({ row, id }) => ({ ...row, id })),
+    });
+    const written = {
+      inserted: inserted.map(({ index, id, ready }) => ({ index, id, ready })),
+      duplicates: planned.flatMap((p) => (p.duplicateOf ? [{ index: p.row.index, id: p.duplicateOf }] : [])),
+    };
+    await after?.(tx, written);
+    return written;
+  });
+  db.noteWrites(result.inserted.length);
+  return result;
+}
+
+/** POST /records: client rows, validated against the catalog; they cite nothing. */
 export async function writeRecords(
   db: Db,
   workspace: Workspace,
@@ -58,26 +98,7 @@ export async function writeRecords(
   options: { maxBatch: number },
 ): Promise<WriteResult> {
   const seen = await requireCatalog(db, workspace.id);
-  let valid = validateRows(rows, seen, options.maxBatch);
-  const result = await db.transaction(async (tx) => {
-    // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
-    // every earlier commit, seq order is commit order, and the contract cannot change under us.
-    const lastSeq = await lockSeq(tx, workspace.id);
-    const catalog = await confirmCatalog(tx, workspace.id, seen);
-    if (catalog !== seen) valid = validateRows(rows, catalog, options.maxBatch);
-    const planned = await resolveDuplicates(tx, workspace.id, valid);
-    const fresh = planned.filter((p) => p.duplicateOf === undefined);
-    const inserted = await insertRecords(tx, {
-      workspaceId: workspace.id,
-      catalog,
-      lastSeq,
-      rows: fresh.map(({ row, id }) => ({ ...row, id, citations: [], runId: null })),
-    });
-    return {
-      inserted: inserted.map(({ index, id, ready }) => ({ index, id, ready })),
-      duplicates: planned.flatMap((p) => (p.duplicateOf ? [{ index: p.row.index, id: p.duplicateOf }] : [])),
-    };
-  });
-  db.noteWrites(result.inserted.length);
-  return result;
+  return writeRows(db, workspace.id, seen, (catalog) =>
+    validateRows(rows, catalog, options.maxBatch).map((row) => ({ ...row, citations: [], runId: null })),
+  );
 }

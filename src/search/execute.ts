@@ -13,7 +13,7 @@ import { type Proposal, propose, type QueryVector } from "./candidates.js";
 import { applyBoost, fuseRrf } from "./fusion.js";
 import { type GraphBoostReport, graphBoost, type Scored } from "./graph-boost.js";
 import { evaluateRank, minMaxScores, orderByRank } from "./rank-eval.js";
-import { renderRows } from "./render.js";
+import { displayScoreNames, renderRows } from "./render.js";
 import { type RerankReport, rerankTop } from "./rerank.js";
 import { shapeHit } from "./shape.js";
 import type { Candidate } from "./types.js";
@@ -147,9 +147,7 @@ export async function executeSearch(
       ...(declaration ? shapeHit(r.candidate, spec, declaration) : {}),
     };
   });
-  const displayScores = [...catalog.index.processors.values()]
-    .filter((p) => p.def.kind === "score")
-    .map((p) => p.def.name);
+  const displayScores = displayScoreNames(catalog.index);
   const render = spec.render
     ? renderRows(
         top.map((r) => r.candidate),

@@ -32,6 +32,7 @@
 // newline). As a safety net the final block is encoded once more and, should the sum ever have
 // underestimated, rows are dropped until the exact count fits; tokens is that exact count.
 import { encode } from "gpt-tokenizer";
+import type { CatalogIndex } from "../catalog/index.js";
 import { shortenMiddle } from "./shape.js";
 import type { Candidate } from "./types.js";
 
@@ -53,6 +54,8 @@ export interface RenderOptions {
 
 export interface RenderResult {
   rendered: string;
+  /** How many of the rows were rendered (the first ones). */
+  rows: number;
   truncated: boolean;
   tokens: number;
 }
@@ -84,6 +87,11 @@ export type RowRecord = Pick<
   Candidate,
   "id" | "occurred_at" | "collection" | "type" | "key" | "scores" | "text"
 >;
+
+/** The scores a rendered row shows: the catalog's score processors, in catalog order. */
+export function displayScoreNames(index: CatalogIndex): string[] {
+  return [...index.processors.values()].filter((p) => p.def.kind === "score").map((p) => p.def.name);
+}
 
 /** One rendered row (escaped, a single line). */
 export function renderRow(candidate: RowRecord, displayScores: readonly string[] = []): string {
@@ -129,7 +137,7 @@ function assemble(wrap: Wrapper, lines: readonly string[]): string {
 }
 
 /** Renders rows in order within budgetTokens (see the header for the format and the rules). */
-export function renderRows(rows: readonly Candidate[], options: RenderOptions): RenderResult {
+export function renderRows(rows: readonly RowRecord[], options: RenderOptions): RenderResult {
   const budget = Math.max(0, Math.floor(options.budgetTokens));
   const wrap = wrapper(options.fence);
   const wrapperTokens = countRenderTokens(wrap.head) + countRenderTokens(wrap.tail);
@@ -168,8 +176,9 @@ export function renderRows(rows: readonly Candidate[], options: RenderOptions): 
     const lines = marker === null ? kept : [...kept, marker];
     const block = assemble(wrap, lines);
     const exact = countRenderTokens(block);
-    if (exact <= budget) return { rendered: block, truncated: marker !== null, tokens: exact };
-    if (kept.length === 0) return { rendered: "", truncated: true, tokens: 0 };
+    if (exact <= budget)
+      return { rendered: block, rows: kept.length, truncated: marker !== null, tokens: exact };
+    if (kept.length === 0) return { rendered: "", rows: 0, truncated: true, tokens: 0 };
     // The per-row sum underestimated: drop the last row and check again.
     kept.pop();
     used -= keptTokens.pop() ?? 0;

@@ -1,5 +1,5 @@
 // Search and view entry points: validate against the installed catalog, then execute.
-import { requireCatalog } from "../catalog/index.js";
+import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import { validateSearchSpec } from "../catalog/search-spec.js";
 import { viewSearch } from "../catalog/views.js";
 import { AppError } from "../platform/errors.js";
@@ -38,18 +38,35 @@ export function quickSearch(deps: SearchDeps & SearchLimits, workspaceId: string
   });
 }
 
+export type ViewDeps = SearchDeps & SearchLimits & { graphLimitMax?: number };
+
 /** POST /views/{name}/query: the active version of the view, its parameters, then the search. */
 export async function queryView(
   // graphLimitMax: GRAPH_LIMIT_MAX (the spec's ceiling of 500 when a caller passes none).
-  deps: SearchDeps & SearchLimits & { graphLimitMax?: number },
+  deps: ViewDeps,
   workspaceId: string,
   name: string,
   args: unknown,
 ) {
   const catalog = await requireCatalog(deps.db, workspaceId);
-  const entry = [...catalog.index.views.entries()].find(([, e]) => e.def.name === name && e.def.active);
+  const entry = [...catalog.index.views.keys()].find((id) => {
+    const def = catalog.index.views.get(id)?.def;
+    return def?.name === name && def.active;
+  });
   if (!entry) throw new AppError("view_not_found", `no active view "${name}"`);
-  const [id, { def: view }] = entry;
+  return runView(deps, workspaceId, catalog, entry, args);
+}
+
+/** One listed view version (`name@version`) with its arguments: a search or a graph read. */
+export async function runView(
+  deps: ViewDeps,
+  workspaceId: string,
+  catalog: InstalledCatalog,
+  id: string,
+  args: unknown,
+) {
+  const view = catalog.index.views.get(id)?.def;
+  if (!view) throw new AppError("view_not_found", `no view ${id} in the package`);
   if (view.kind !== "search") {
     const graphLimitMax = deps.graphLimitMax ?? 500;
     const graphDeps = { db: deps.db, graphLimitMax, maxResponseBytes: deps.maxResponseBytes };

@@ -124,7 +124,7 @@ describe("renderRows", () => {
   });
 
   it("renders an empty list as an empty string, or the wrapper only with a fence", () => {
-    expect(renderRows([], { budgetTokens: 100 })).toEqual({ rendered: "", truncated: false, tokens: 0 });
+    expect(renderRows([], { budgetTokens: 100 })).toEqual({ rendered: "", rows: 0, truncated: false, tokens: 0 });
     const fenced = renderRows([], { budgetTokens: 100, fence: { tag: "records" } });
     expect(fenced.rendered).toBe('<records untrusted="true">\n</records>');
     expect(fenced.truncated).toBe(false);
@@ -269,7 +269,7 @@ describe("renderRows", () => {
       budgetTokens: 3,
       fence: { tag: "records", preamble: "a long preamble" },
     });
-    expect(out).toEqual({ rendered: "", truncated: true, tokens: 0 });
+    expect(out).toEqual({ rendered: "", rows: 0, truncated: true, tokens: 0 });
   });
 
   it("is unaffected by include, fields and annotations", () => {

@@ -1,0 +1,4 @@
+export { FEEDBACK_KINDS, FEEDBACK_SOURCES, type Feedback, submitFeedback } from "./feedback.js";
+export { type ArtifactDeps, renderArtifact } from "./render.js";
+export { currentSnapshot, snapshotArtifact } from "./snapshots.js";
+export { createUse, getUse, purgeExpiredUses, type UseDeps } from "./uses.js";

@@ -1,0 +1,35 @@
+// The artifacts module's statements: the rows a view block renders, snapshots, uses and purge.
+
+/** What a rendered row shows of each record (render.ts RowRecord), by id. */
+export const ROW_RECORDS = `
+  SELECT id, occurred_at, collection, type, key, scores, text
+  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
+
+export const INSERT_SNAPSHOT = `
+  INSERT INTO artifact_snapshots (workspace_id, id, record_id, artifact, version, manifest)
+  VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`;
+
+/** The snapshot whose record is the current active head of the slot (not a tombstone). */
+export const CURRENT_SNAPSHOT = `
+  SELECT s.id, s.record_id, s.manifest, s.created_at, r.text
+  FROM heads h
+  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  JOIN artifact_snapshots s ON s.workspace_id = r.workspace_id AND s.record_id = r.id
+  WHERE h.workspace_id = $1 AND h.entity = $2 AND h.collection = $3 AND h.key = $4
+    AND h.status = 'active' AND NOT r.tombstone`;
+
+export const INSERT_USE = `
+  INSERT INTO artifact_uses (workspace_id, id, artifact, version, definition_hash, render_sha256,
+    snapshot_id, learning_target, render_tokens, render_truncated, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11))
+  RETURNING created_at, expires_at, expires_at <= now() AS expired`;
+
+export const GET_USE = `
+  SELECT id, artifact, version, definition_hash, render_sha256, snapshot_id, learning_target,
+    render_tokens, render_truncated, created_at, expires_at, expires_at <= now() AS expired
+  FROM artifact_uses WHERE workspace_id = $1 AND id = $2`;
+
+/** At most $1 expired uses, oldest first, across workspaces. */
+export const PURGE_USES = `
+  DELETE FROM artifact_uses WHERE (workspace_id, id) IN (
+    SELECT workspace_id, id FROM artifact_uses WHERE expires_at <= now() ORDER BY expires_at LIMIT $1)`;
