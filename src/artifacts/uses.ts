@@ -2,9 +2,10 @@
 // and reports back on. A use keeps the render's hash, never the render; it expires after
 // ARTIFACT_USE_RETENTION_DAYS and the worker purges it later. Another workspace's use is
 // indistinguishable from a missing one.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
+import { sha256Hex } from "../platform/hash.js";
 import { isUuid } from "../records/index.js";
 import { type ArtifactDeps, type Render, renderFor, renderRequest } from "./render.js";
 import { listedArtifact } from "./resolve.js";
@@ -111,7 +112,7 @@ export async function createUse(
     artifact: def.name,
     version: def.version,
     definition_hash: render.artifact.hash,
-    render_sha256: createHash("sha256").update(render.content, "utf8").digest("hex"),
+    render_sha256: sha256Hex(render.content),
     snapshot_id: snapshotId,
     learning_target: learningTarget(render),
     render_tokens: render.manifest.tokens,

@@ -124,7 +124,12 @@ describe("renderRows", () => {
   });
 
   it("renders an empty list as an empty string, or the wrapper only with a fence", () => {
-    expect(renderRows([], { budgetTokens: 100 })).toEqual({ rendered: "", rows: 0, truncated: false, tokens: 0 });
+    expect(renderRows([], { budgetTokens: 100 })).toEqual({
+      rendered: "",
+      rows: 0,
+      truncated: false,
+      tokens: 0,
+    });
     const fenced = renderRows([], { budgetTokens: 100, fence: { tag: "records" } });
     expect(fenced.rendered).toBe('<records untrusted="true">\n</records>');
     expect(fenced.truncated).toBe(false);
