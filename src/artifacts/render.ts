@@ -3,7 +3,12 @@
 // model is called; the same inputs give the same bytes (rows in a fixed order, UTC seconds,
 // scores to 2 decimals). A document block fires the entity's read triggers, as GET /document.
 import type { ArtifactBlock, DocumentBlock, ViewBlock } from "../catalog/artifacts.js";
-import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import {
+  activeArtifact,
+  type InstalledCatalog,
+  type ResolvedArtifact,
+  requireCatalog,
+} from "../catalog/index.js";
 import { validateArguments } from "../catalog/params.js";
 import { fillTemplate, valueText } from "../catalog/views.js";
 import { type FreshnessEntry, readFreshness } from "../derivations/index.js";
@@ -16,7 +21,6 @@ import {
   renderRows,
 } from "../search/render.js";
 import { runView, type ViewDeps } from "../search/service.js";
-import { activeArtifact, type ResolvedArtifact } from "./resolve.js";
 import * as sql from "./sql.js";
 
 export interface ArtifactDeps extends ViewDeps {

@@ -3,13 +3,12 @@
 // parameters>`, derived_from the records used), with its manifest beside it. Snapshotting again
 // writes a successor; GET /artifacts/{name} reads the current one.
 import { randomUUID } from "node:crypto";
-import { requireCatalog } from "../catalog/index.js";
+import { activeArtifact, type ResolvedArtifact, requireCatalog } from "../catalog/index.js";
 import { queryArguments } from "../catalog/params.js";
 import { AppError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
 import { ownRecord, writeRows } from "../records/index.js";
 import { type ArtifactDeps, type RenderRequest, renderFor, renderRequest } from "./render.js";
-import { activeArtifact, type ResolvedArtifact } from "./resolve.js";
 import * as sql from "./sql.js";
 
 /** The snapshot target, or 422 artifact_snapshot when the artifact declares none. */

@@ -3,12 +3,12 @@
 // ARTIFACT_USE_RETENTION_DAYS and the worker purges it later. Another workspace's use is
 // indistinguishable from a missing one.
 import { randomUUID } from "node:crypto";
+import { listedArtifact } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { sha256Hex } from "../platform/hash.js";
 import { isUuid } from "../records/index.js";
 import { type ArtifactDeps, type Render, renderFor, renderRequest } from "./render.js";
-import { listedArtifact } from "./resolve.js";
 import { snapshotFor, snapshotTarget } from "./snapshots.js";
 import * as sql from "./sql.js";
 

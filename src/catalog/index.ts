@@ -1,3 +1,4 @@
+export { activeArtifact, listedArtifact, type ResolvedArtifact } from "./artifact-lookup.js";
 export type { CompatibilityReport, StoredContracts } from "./compatibility.js";
 export { exampleCatalogRequest, readCatalogDirectory } from "./directory.js";
 export {

@@ -2,7 +2,7 @@
 // changes watermark, and the document with its freshness (and its read triggers).
 import { randomUUID } from "node:crypto";
 import type { ArtifactDef } from "../catalog/artifacts.js";
-import { activeCollection, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import { activeArtifact, activeCollection, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
@@ -102,11 +102,7 @@ export async function rebind(
 }
 
 function reviewedArtifact(catalog: InstalledCatalog, name: string): ArtifactDef {
-  const versions = [...catalog.index.artifacts.values()]
-    .map((entry) => entry.def)
-    .filter((def) => def.name === name);
-  const artifact = versions.find((def) => def.active) ?? versions[0];
-  if (!artifact) throw new AppError("artifact_not_found", `no artifact ${name} in the workspace catalog`);
+  const { def: artifact } = activeArtifact(catalog, name);
   if (artifact.lifecycle !== "reviewed" || !artifact.candidate) {
     throw new AppError("request_schema", `artifact ${name} is not a reviewed artifact`, {
       errors: [{ path: "artifact", message: "must name a reviewed artifact" }],

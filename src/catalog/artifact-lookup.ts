@@ -1,7 +1,7 @@
-// Which artifact a request names: the active listed version of that name.
-import type { ArtifactDef } from "../catalog/artifacts.js";
-import type { InstalledCatalog } from "../catalog/index.js";
+// Which artifact a request names (render, snapshot, use, promote): the active listed version.
 import { AppError } from "../platform/errors.js";
+import type { ArtifactDef } from "./artifacts.js";
+import type { InstalledCatalog } from "./service.js";
 
 export interface ResolvedArtifact {
   /** name@version */
