@@ -116,7 +116,7 @@ function mutate(body: unknown, choice: number, replacement: unknown): unknown {
 describe("fuzzing every route: never a 5xx, every refusal a problem with a code", () => {
   let t: TestApp;
   let headers: { authorization: string };
-  const ids: { record: string } = { record: "" };
+  const ids = { record: "", use: "" };
 
   // Valid bodies per route, the seeds of the mutations.
   let bodies: { method: "POST"; url: string; body: unknown }[] = [];
@@ -176,6 +176,14 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
     expect(written.statusCode, written.body).toBe(200);
     ids.record = written.json().inserted[0].id;
     await enrichAll(t.db, ws.id);
+    const use = await t.app.inject({
+      method: "POST",
+      url: "/artifacts/support_brief/uses",
+      headers,
+      payload: { parameters: { customer: "c1", question: "card" } },
+    });
+    expect(use.statusCode, use.body).toBe(200);
+    ids.use = use.json().id;
     const example = await exampleRequest();
     bodies = [
       {
@@ -285,6 +293,27 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
       },
       { method: "POST", url: "/reindex", body: { since_seq: 1, confirm: true } },
       { method: "POST", url: "/catalog?dry_run=true", body: example },
+      { method: "POST", url: "/artifacts/support_brief/render", body: { customer: "c1", question: "card" } },
+      {
+        method: "POST",
+        url: "/artifacts/support_brief/uses",
+        body: { parameters: { customer: "c1", question: "card" }, snapshot: false },
+      },
+      {
+        method: "POST",
+        url: `/artifact-uses/${ids.use}/feedback`,
+        body: {
+          kind: "correction",
+          source: "end_user",
+          score: 0.5,
+          label: "l",
+          comment: "c",
+          expected: "e",
+          actual_excerpt: "a",
+          dedupe_key: "k",
+          execution_refs: ["r"],
+        },
+      },
     ];
   });
   afterAll(() => {
@@ -351,6 +380,7 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
       ["/views", []],
       ["/rank/schema", []],
       ["/backfill", []],
+      ["/artifacts/support_brief", ["customer", "question"]],
     ] as const;
     const value = fc.oneof(
       hostileString,
@@ -371,9 +401,10 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
             .join("&");
           await send("GET", `${path}?${query}`);
           const encoded = encode(segment);
-          for (const template of ["/records/", "/jobs/", "/backfill/"])
+          for (const template of ["/records/", "/jobs/", "/backfill/", "/artifact-uses/", "/artifacts/"])
             await send("GET", `${template}${encoded}`);
           await send("POST", `/views/${encoded}/query`, {});
+          await send("POST", `/artifacts/${encoded}/render`, {});
         },
       ),
       { numRuns: RUNS * 2 },
