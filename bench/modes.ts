@@ -13,7 +13,10 @@ export interface Request {
   body: Record<string, unknown>;
 }
 
-/** Every mode, in report order. `graph` (the topic_graph view) is an extra beyond issue 7's list. */
+/**
+ * Every mode, in report order. `graph` (the topic_graph view) is an extra beyond issue 7's list;
+ * `render` is the example support_brief artifact for one customer (issue 15).
+ */
 export const MODES = [
   "text",
   "text@customer",
@@ -28,6 +31,7 @@ export const MODES = [
   "rrf",
   "view",
   "graph",
+  "render",
 ] as const;
 
 export type ModeName = (typeof MODES)[number];
@@ -134,6 +138,10 @@ export function requestMakers(
     graph: (random) => ({
       path: "/views/topic_graph/query",
       body: { seed: entities.page(random), depth: 2 },
+    }),
+    render: (random) => ({
+      path: "/artifacts/support_brief/render",
+      body: { customer: entities.customer(random), question: q(random) },
     }),
   };
 }

@@ -53,8 +53,13 @@ export async function measureSearch(
     // outcome (counted as an error), while a 4xx means the bench sent a bad request and aborts.
     const send = async (request: Request): Promise<number | undefined> => {
       try {
-        const body = await api.post<{ hits?: unknown[] }>(key, request.path, request.body);
-        return body.hits?.length ?? 0;
+        // Searches and views answer hits; an artifact render, the records in its manifest.
+        const body = await api.post<{ hits?: unknown[]; manifest?: { record_ids: unknown[] } }>(
+          key,
+          request.path,
+          request.body,
+        );
+        return body.hits?.length ?? body.manifest?.record_ids.length ?? 0;
       } catch (error) {
         if (!(error instanceof HttpError) || error.status < 500) throw error;
         firstError ??= error.message;
