@@ -38,6 +38,7 @@ export async function openMigratedDatabase(config: Config, log: Logger): Promise
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     vectorLayout: config.vectorLayout,
+    poolSize: config.databasePoolMax,
     onIdleError: (error) => log.warn({ err: error }, "database connection lost"),
   });
   try {

@@ -31,6 +31,11 @@ export interface Config {
   workerLeaseSeconds: number;
   /** `auto`: pgvector with HNSW where the server offers it; `exact`: never, exact scans only. */
   vectorLayout: VectorLayout;
+  /** Connections of the server pool (a request waiting over 5 s for one gets 503 database_busy). */
+  databasePoolMax: number;
+  /** Requests per window per workspace key (0: no limit), and the window. */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
 }
 
 /** The bundled script that lets the example package's derivation run offline (examples/). */
@@ -187,6 +192,9 @@ export function loadConfig(env: Env = process.env): Config {
     testDatabase: bool(env, "TEST_DATABASE", false),
     fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT") ?? DEFAULT_FAKE_MODEL_SCRIPT,
     workerLeaseSeconds: int(env, "WORKER_LEASE_SECONDS", 60, 1, 3600),
+    databasePoolMax: int(env, "DATABASE_POOL_MAX", 10, 1, 1000),
+    rateLimitMax: int(env, "RATE_LIMIT_MAX", 12_000, 0),
+    rateLimitWindowMs: int(env, "RATE_LIMIT_WINDOW_MS", 60_000, 1),
     vectorLayout: vectorLayout(env, url),
   };
 }

@@ -10,6 +10,7 @@ import { registerInputGuard } from "./input-guard.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { handleClientError, handleError, handleFrameworkError, sendProblem } from "./problem.js";
+import { registerRateLimit } from "./rate-limit.js";
 import { RESPONSES } from "./responses.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { backfillRoutes } from "./routes/backfill.js";
@@ -111,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOrigins(app, deps.config.corsOrigins);
   registerAuth(app, deps.db);
+  await registerRateLimit(app, { max: deps.config.rateLimitMax, windowMs: deps.config.rateLimitWindowMs });
   registerInputGuard(app);
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);

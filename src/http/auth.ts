@@ -15,7 +15,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 // Served without a key, whatever the method (so a wrong method gets 405, not 401).
 const PUBLIC_PATHS = new Set(["/health", "/openapi.json"]);
 
-function isPublicPath(url: string): boolean {
+export function isPublicPath(url: string): boolean {
   const path = url.split("?")[0] ?? url;
   return PUBLIC_PATHS.has(path) || path === "/docs" || path.startsWith("/docs/");
 }

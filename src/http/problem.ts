@@ -42,10 +42,20 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && (DB_DOWN_ERRNOS.has(code) || DB_DOWN_SQLSTATE.test(code))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|PGlite is closed/i.test(
-    error.message,
-  );
+  return /Connection terminated|PGlite is closed/i.test(error.message);
 }
+
+/**
+ * node-postgres's pool gives up waiting for a free connection with this message; a server that
+ * does not answer fails the connection attempt itself ("Connection terminated due to connection
+ * timeout"), so the two are told apart.
+ */
+export function isPoolExhausted(error: unknown): boolean {
+  return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
+}
+
+/** Seconds a client should wait before retrying a 503 database_busy. */
+const BUSY_RETRY_AFTER_S = 1;
 
 /** Maps anything thrown while serving a request to an AppError a client may see. */
 export function toAppError(error: unknown): AppError {
@@ -66,6 +76,9 @@ export function toAppError(error: unknown): AppError {
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return validationError("the request body is empty", [{ path: "", message: "a JSON body is required" }]);
   }
+  if (isPoolExhausted(error)) {
+    return new AppError("database_busy", "every database connection is busy; retry shortly");
+  }
   if (isDatabaseUnavailable(error)) {
     return new AppError("database_unavailable", "the database is unavailable; try again shortly");
   }
@@ -84,6 +97,7 @@ export function toAppError(error: unknown): AppError {
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status === 401) reply.header("WWW-Authenticate", 'Bearer realm="engram"');
+  if (error.code === "database_busy") reply.header("Retry-After", String(BUSY_RETRY_AFTER_S));
   return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(error));
 }
 

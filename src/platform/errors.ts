@@ -52,6 +52,8 @@ export const ERROR_STATUS = {
   answer_model: 502,
   answer_model_unavailable: 503,
   database_unavailable: 503,
+  // Every pooled connection stayed busy for the checkout timeout: retry shortly.
+  database_busy: 503,
   embeddings_unavailable: 503,
   search_unavailable: 503,
   rerank_unavailable: 503,

@@ -8,7 +8,8 @@ import { exampleRequest } from "./example-catalog.js";
 import { checkResponseContract, contractViolations } from "./response-contract.js";
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ LOG_LEVEL: "silent", TEST_DATABASE: "true", ...env });
+  // Rate limiting is off in tests unless a test turns it on.
+  return loadConfig({ LOG_LEVEL: "silent", TEST_DATABASE: "true", RATE_LIMIT_MAX: "0", ...env });
 }
 
 export interface TestApp {

@@ -10,6 +10,8 @@ export interface DatabaseSettings {
   dataDir: string;
   /** Server only; embedded storage always has pgvector. */
   vectorLayout?: VectorLayout;
+  /** Server only: connections in the pool. */
+  poolSize?: number;
   onIdleError?: (error: Error) => void;
 }
 
@@ -22,6 +24,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
     return openPostgres({
       connectionString: settings.databaseUrl,
       vectorLayout: settings.vectorLayout,
+      poolSize: settings.poolSize,
       onIdleError: settings.onIdleError,
     });
   }

@@ -53,6 +53,8 @@ export interface PostgresOptions {
   /** Default `auto`: pgvector when the server offers it. */
   vectorLayout?: VectorLayout;
   poolSize?: number;
+  /** How long to wait for a connection, free or new (default CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
   onIdleError?: (error: Error) => void;
 }
 
@@ -61,7 +63,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   const pool = new pg.Pool({
     connectionString: withSessionOptions(options.connectionString),
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     types,
   });
   // An idle client losing its connection must not crash the process; the next query
