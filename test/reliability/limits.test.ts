@@ -8,7 +8,7 @@ describe("per-key rate limiting", () => {
   let t: TestApp;
   let a: { authorization: string };
   let b: { authorization: string };
-  const get = (headers: object, url = "/catalog") => t.app.inject({ url, headers });
+  const get = (headers: Record<string, string>, url = "/catalog") => t.app.inject({ url, headers });
 
   beforeAll(async () => {
     t = await createTestApp({ env: { RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_MS: "60000" } });
