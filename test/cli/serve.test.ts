@@ -4,23 +4,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, cliEnv, collect, runCli, startCli } from "../support/cli.js";
+import { type CliResult, cliEnv, collect, listening, runCli, startCli } from "../support/cli.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
 import { EXAMPLE_DIR } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
-
-/** Waits until the server logs its address; returns it with the stderr read so far. */
-function listening(child: ChildProcess): Promise<{ url: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    child.stderr?.on("data", (chunk) => {
-      stderr += chunk;
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
-      if (match?.[1]) resolve({ url: match[1], stderr });
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-}
 
 describe("engram serve (the quick start)", () => {
   let dir: string;

@@ -35,3 +35,16 @@ export function collect(child: ChildProcess): Promise<CliResult> {
   });
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
+
+/** Waits until `engram serve` logs its address; returns it with the stderr read so far. */
+export function listening(child: ChildProcess): Promise<{ url: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stderr);
+      if (match?.[1]) resolve({ url: match[1], stderr });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+}
