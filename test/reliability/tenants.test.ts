@@ -1,0 +1,221 @@
+// Cross-tenant matrix: for every endpoint that takes an id, a name or an entity, another
+// workspace's key gets exactly what a random id, name or entity gets (404 and the same body,
+// or the same empty answer), never the data and never a 403 that would confirm it exists.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../support/app.js";
+import { MINIMAL_PACKAGE, minimalFiles } from "../support/catalog-files.js";
+import { runJobs } from "../support/derivations.js";
+import { enrichAll } from "../support/worker.js";
+
+type Headers = { authorization: string };
+interface Case {
+  name: string;
+  method: "GET" | "POST";
+  /** The request with the owner's identifier, and with a random one. */
+  url: (id: string) => string;
+  body?: (id: string) => object;
+}
+
+describe("another workspace's ids, names and entities", () => {
+  let t: TestApp;
+  let owner: { id: string; headers: Headers };
+  let same: Headers; // the same catalog, no data
+  let other: Headers; // another catalog
+  const ids: Record<string, string> = {};
+
+  const send = (headers: Headers, method: "GET" | "POST", url: string, body?: object) =>
+    t.app.inject({ method, url, headers, ...(body ? { payload: body } : {}) });
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    owner = await t.workspace("tenant-owner");
+    same = (await t.workspace("tenant-same")).headers;
+    other = (await t.workspace("tenant-other")).headers;
+    await t.publishExample(owner.headers);
+    await t.publishExample(same);
+    const minimal = await send(other, "POST", "/catalog", {
+      package: MINIMAL_PACKAGE,
+      files: minimalFiles(),
+    });
+    expect(minimal.statusCode).toBe(200);
+
+    const written = await send(owner.headers, "POST", "/records", {
+      records: [
+        {
+          collection: "customer_events",
+          entity: "secret-co",
+          type: "ticket",
+          text: "secret refund for secret-co",
+          dedupe_key: "secret-d",
+        },
+        { collection: "customer_facts", entity: "secret-co", type: "fact", key: "plan", text: "secret plan" },
+      ],
+    });
+    ids.record = written.json().inserted[0].id;
+    await enrichAll(t.db, owner.id);
+    const derive = await send(owner.headers, "POST", "/processors/customer_profile/run", {
+      entity: "secret-co",
+    });
+    ids.job = derive.json().job_id;
+    await runJobs(t.db, owner.id, {
+      summarize: { records: [{ key: "situation", text: "secret situation", citations: "{{evidence.ids}}" }] },
+    });
+    ids.run = (await send(owner.headers, "GET", "/runs?entity=secret-co")).json().runs[0].id;
+    ids.backfill = (
+      await send(owner.headers, "POST", "/backfill", {
+        collection: "customer_events",
+        version: 1,
+        processor: "urgency",
+      })
+    ).json().id;
+    ids.use = (
+      await send(owner.headers, "POST", "/artifacts/support_brief/uses", {
+        parameters: { customer: "secret-co", question: "refund" },
+      })
+    ).json().id;
+    for (const [name, id] of Object.entries(ids)) expect(id, name).toMatch(/^[0-9a-f-]{36}$/);
+  });
+  afterAll(() => t.close());
+
+  /** B's answer for the owner's identifier equals B's answer for a random one (identifiers masked). */
+  async function expectIndistinguishable(headers: Headers, c: Case, ownerId: string, randomId: string) {
+    const theirs = await send(headers, c.method, c.url(ownerId), c.body?.(ownerId));
+    const random = await send(headers, c.method, c.url(randomId), c.body?.(randomId));
+    // The scope hash is a hash of the entity asked for, so it differs with it.
+    const mask = (text: string, id: string) =>
+      text
+        .split(id)
+        .join("<ID>")
+        .replace(/"scope_hash":"[0-9a-f]+"/g, "");
+    expect(theirs.statusCode, `${c.name}: ${theirs.body}`).toBe(random.statusCode);
+    expect(theirs.statusCode, c.name).not.toBe(403);
+    expect(mask(theirs.body, ownerId), c.name).toBe(mask(random.body, randomId));
+    expect(mask(theirs.body, ownerId), c.name).not.toContain("secret");
+  }
+
+  it("ids: records, jobs, runs, backfills, artifact uses", async () => {
+    const byId: [string, Case][] = [
+      ["record", { name: "GET /records/{id}", method: "GET", url: (id) => `/records/${id}` }],
+      ["job", { name: "GET /jobs/{id}", method: "GET", url: (id) => `/jobs/${id}` }],
+      ["job", { name: "POST /jobs/{id}/retry", method: "POST", url: (id) => `/jobs/${id}/retry` }],
+      ["run", { name: "GET /runs/{id}", method: "GET", url: (id) => `/runs/${id}` }],
+      ["backfill", { name: "GET /backfill/{id}", method: "GET", url: (id) => `/backfill/${id}` }],
+      [
+        "backfill",
+        { name: "POST /backfill/{id}/cancel", method: "POST", url: (id) => `/backfill/${id}/cancel` },
+      ],
+      ["use", { name: "GET /artifact-uses/{id}", method: "GET", url: (id) => `/artifact-uses/${id}` }],
+      [
+        "use",
+        {
+          name: "POST /artifact-uses/{id}/feedback",
+          method: "POST",
+          url: (id) => `/artifact-uses/${id}/feedback`,
+          body: () => ({ kind: "thumbs_up", source: "end_user" }),
+        },
+      ],
+      [
+        "run",
+        {
+          name: "POST /promote",
+          method: "POST",
+          url: () => "/promote",
+          body: (id) => ({ entity: "secret-co", source_run_id: id, artifact: "support_brief" }),
+        },
+      ],
+      [
+        "record",
+        {
+          name: "POST /records derived_from",
+          method: "POST",
+          url: () => "/records",
+          body: (id) => ({
+            records: [{ collection: "customer_events", entity: "x", type: "t", derived_from: [id] }],
+          }),
+        },
+      ],
+    ];
+    for (const [kind, c] of byId) {
+      for (const headers of [same, other])
+        await expectIndistinguishable(headers, c, ids[kind] as string, randomUUID());
+    }
+  });
+
+  it("entities: timeline, document, history, delta, search, views, renders", async () => {
+    const entityCases: Case[] = [
+      { name: "GET /timeline", method: "GET", url: (e) => `/timeline?entity=${e}` },
+      { name: "GET /document", method: "GET", url: (e) => `/document?entity=${e}` },
+      {
+        name: "GET /document/history",
+        method: "GET",
+        url: (e) => `/document/history?entity=${e}&collection=customer_facts&key=plan`,
+      },
+      { name: "GET /delta", method: "GET", url: (e) => `/delta?consumer=c&entity=${e}` },
+      { name: "GET /search", method: "GET", url: (e) => `/search?q=refund&entity=${e}` },
+      {
+        name: "POST /search",
+        method: "POST",
+        url: () => "/search",
+        body: (e) => ({ mode: "text", q: "secret refund", scope: { entities: [e] } }),
+      },
+      {
+        name: "POST /views/customer_history/query",
+        method: "POST",
+        url: () => "/views/customer_history/query",
+        body: (e) => ({ customer: e, question: "refund" }),
+      },
+      {
+        name: "POST /artifacts/support_brief/render",
+        method: "POST",
+        url: () => "/artifacts/support_brief/render",
+        body: (e) => ({ customer: e, question: "refund" }),
+      },
+      { name: "GET /runs", method: "GET", url: (e) => `/runs?entity=${e}` },
+    ];
+    for (const c of entityCases) {
+      for (const headers of [same, other])
+        await expectIndistinguishable(headers, c, "secret-co", "nobody-co");
+    }
+  });
+
+  it("names: views, artifacts, derivations of another catalog are unknown names", async () => {
+    const nameCases: Case[] = [
+      { name: "POST /views/{name}/query", method: "POST", url: (n) => `/views/${n}/query`, body: () => ({}) },
+      {
+        name: "POST /artifacts/{name}/render",
+        method: "POST",
+        url: (n) => `/artifacts/${n}/render`,
+        body: () => ({}),
+      },
+      { name: "GET /artifacts/{name}", method: "GET", url: (n) => `/artifacts/${n}` },
+      {
+        name: "POST /processors/{name}/run",
+        method: "POST",
+        url: (n) => `/processors/${n}/run`,
+        body: () => ({ entity: "x" }),
+      },
+      {
+        name: "POST /derivations/{name}/rebind",
+        method: "POST",
+        url: (n) => `/derivations/${n}/rebind`,
+        body: () => ({ entity: "x", policy: "reset" }),
+      },
+    ];
+    const names: Record<string, string> = {
+      "POST /views/{name}/query": "customer_history",
+      "POST /artifacts/{name}/render": "support_brief",
+      "GET /artifacts/{name}": "support_brief",
+      "POST /processors/{name}/run": "customer_profile",
+      "POST /derivations/{name}/rebind": "customer_profile",
+    };
+    for (const c of nameCases)
+      await expectIndistinguishable(other, c, names[c.name] as string, "no_such_name");
+  });
+
+  it("the owner still sees its own data (the matrix is not vacuous)", async () => {
+    expect((await send(owner.headers, "GET", `/records/${ids.record}`)).statusCode).toBe(200);
+    expect((await send(owner.headers, "GET", "/timeline?entity=secret-co")).body).toContain("secret refund");
+    expect((await send(owner.headers, "GET", `/artifact-uses/${ids.use}`)).statusCode).toBe(200);
+  });
+});
