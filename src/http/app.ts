@@ -19,6 +19,7 @@ import { derivationRoutes } from "./routes/derivations.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { recordRoutes } from "./routes/records.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
@@ -139,6 +140,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     artifactUseRetentionDays: deps.config.artifactUseRetentionDays,
     maxFeedbackCommentChars: deps.config.maxFeedbackCommentChars,
     maxFeedbackEvidenceChars: deps.config.maxFeedbackEvidenceChars,
+  });
+  mcpRoutes(app, {
+    ...searchDeps,
+    documentMaxRecords: deps.config.documentMaxRecords,
+    maxBatchRecords: deps.config.maxBatchRecords,
   });
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();

@@ -1,0 +1,62 @@
+// The input and output schemas of each tool kind (CONVENTIONS "MCP"), JSON Schema 2020-12.
+// View and artifact inputs are their own parameters; outputs are the REST responses of the
+// route each kind stands for, so a tool result and the REST reply share one contract.
+import { parametersInputSchema } from "../catalog/params.js";
+import type { CollectionDef } from "../catalog/types.js";
+import { RESPONSES } from "../http/responses.js";
+import { bool, type Schema, uuid } from "../http/schema-parts.js";
+import { shape } from "../http/shape.js";
+import { ROW_SCHEMA } from "../records/row-schema.js";
+
+export const JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema";
+
+/** MCP wants an object at the root of every tool schema; `anyOf` roots get the type added. */
+function objectRoot(schema: Schema): Schema {
+  return { $schema: JSON_SCHEMA_2020, type: "object", ...schema };
+}
+
+function routeResponse(route: string): Schema {
+  const documented = RESPONSES[route];
+  if (!documented) throw new Error(`no documented response for ${route}`);
+  return objectRoot(documented.schema);
+}
+
+export const viewOutput = routeResponse("POST /views/:name/query");
+export const artifactOutput = routeResponse("POST /artifacts/:name/render");
+export const recordOutput = routeResponse("GET /records/:id");
+export const ingestOutput = objectRoot(shape({ id: uuid, ready: bool, duplicate: bool }));
+
+/** View and artifact tools take their definition's parameters, nothing else. */
+export function parametersInput(params: Parameters<typeof parametersInputSchema>[0]): Schema {
+  return objectRoot(parametersInputSchema(params));
+}
+
+export const recordInput = objectRoot({
+  properties: { id: { ...uuid, description: "the record id" } },
+  required: ["id"],
+  additionalProperties: false,
+});
+
+const row = ROW_SCHEMA.properties;
+
+/**
+ * The write row of the bound collection: the collection is fixed by the tool, and derived_from,
+ * scores, annotations, status and tombstone are not the agent's to set. `key` is there for
+ * keyed (required) and mixed (optional) collections; `content` carries the collection's schema.
+ */
+export function ingestInput(collection: CollectionDef): Schema {
+  const key = { ...row.key, type: "string", description: "the slot this fact fills (one value per key)" };
+  return objectRoot({
+    properties: {
+      entity: { ...row.entity, description: "the entity the record is about" },
+      type: { ...row.type, description: "what kind of record this is" },
+      ...(collection.mode === "event" ? {} : { key }),
+      text: { ...row.text, description: "the record's text (what search and answers read)" },
+      content: { ...collection.schema, description: `structured content of ${collection.name}` },
+      occurred_at: { type: "string", format: "date-time", description: "when it happened (default: now)" },
+      dedupe_key: { ...row.dedupe_key, description: "a repeat with the same key returns the original id" },
+    },
+    required: collection.mode === "keyed" ? ["entity", "type", "key"] : ["entity", "type"],
+    additionalProperties: false,
+  });
+}

@@ -1,0 +1,98 @@
+// One MCP server instance per request (stateless): the workspace's current tools, nothing else.
+// No sampling, roots, logging, resources, prompts or server-initiated requests (spec).
+import {
+  type CallToolResult,
+  createMcpHandler,
+  type McpHttpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Tool,
+} from "@modelcontextprotocol/server";
+import type { InstalledCatalog } from "../catalog/index.js";
+import { problemBody } from "../http/problem.js";
+import { AppError } from "../platform/errors.js";
+import { VERSION } from "../version.js";
+import type { Workspace } from "../workspaces/index.js";
+import { runTool, type ToolDeps } from "./call.js";
+import { catalogTools, type ToolDescriptor } from "./tools.js";
+
+/** Protocol revisions served: the current one, and 2025-era ones through initialize. */
+export const MODERN_REVISION = "2026-07-28";
+
+/** What a request brings: who is asking and the catalog in force for this request. */
+export interface ToolScope {
+  workspace: Workspace;
+  /** undefined before the first publish: the server then lists no tools. */
+  catalog: InstalledCatalog | undefined;
+}
+
+export interface ServerDeps extends ToolDeps {
+  /** Unexpected failures (bugs, not refusals); reported, never shown to the client. */
+  onInternalError: (error: unknown) => void;
+}
+
+/** A descriptor as tools/list shows it. */
+export function mcpTool(tool: ToolDescriptor): Tool {
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: tool.description,
+    inputSchema: tool.input_schema as Tool["inputSchema"],
+    outputSchema: tool.output_schema as Tool["outputSchema"],
+    annotations: { ...(tool.title ? { title: tool.title } : {}), ...tool.annotations },
+  };
+}
+
+/** A refusal as the tool result an agent can read and act on. */
+function refusal(error: AppError): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(problemBody(error)) }], isError: true };
+}
+
+async function callTool(deps: ServerDeps, scope: ToolScope, name: string, args: unknown) {
+  // Re-authorized on every call: only a tool of the catalog in force now can run.
+  const tool = scope.catalog && catalogTools(scope.catalog).find((t) => t.name === name);
+  if (!scope.catalog || !tool) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${name}`);
+  }
+  try {
+    const result = await runTool(deps, {
+      workspace: scope.workspace,
+      catalog: scope.catalog,
+      tool,
+      args: (args ?? {}) as Record<string, unknown>,
+    });
+    const text = JSON.stringify(result);
+    return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) } as CallToolResult;
+  } catch (error) {
+    if (error instanceof AppError && error.code !== "internal") return refusal(error);
+    deps.onInternalError(error);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, "internal error");
+  }
+}
+
+/** The server instance for one request (HTTP) or one connection. */
+export function toolServer(deps: ServerDeps, scope: ToolScope): Server {
+  const mcp = scope.catalog?.index.mcp?.def;
+  const server = new Server(
+    { name: mcp?.name ?? "engram", title: mcp?.title ?? "Engram", version: VERSION },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(mcp?.instructions ? { instructions: mcp.instructions } : {}),
+    },
+  );
+  const tools = scope.catalog ? catalogTools(scope.catalog) : [];
+  server.setRequestHandler("tools/list", () => ({ tools: tools.map(mcpTool) }));
+  server.setRequestHandler("tools/call", (request) =>
+    callTool(deps, scope, request.params.name, request.params.arguments),
+  );
+  return server;
+}
+
+/** The Streamable HTTP handler of POST /mcp; each request passes its scope as authInfo.extra. */
+export function toolHandler(deps: ServerDeps): McpHttpHandler {
+  return createMcpHandler(({ authInfo }) => toolServer(deps, authInfo?.extra?.scope as ToolScope), {
+    legacy: "stateless",
+    onerror: () => {},
+  });
+}

@@ -1,0 +1,47 @@
+// An Engram app listening on a real port with the example package published, and the official
+// MCP client connected to it over Streamable HTTP at either protocol revision.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createTestApp, type TestApp } from "./app.js";
+
+export type Revision = "2026-07-28" | "2025-11-25";
+export const REVISIONS: Revision[] = ["2026-07-28", "2025-11-25"];
+
+export interface McpHarness {
+  test: TestApp;
+  /** http://127.0.0.1:port */
+  url: string;
+  key: string;
+  headers: { authorization: string };
+  connect(revision: Revision, key?: string): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export async function mcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
+  const test = await createTestApp({ env });
+  const { key, headers } = await test.workspace("agents");
+  await test.publishExample(headers);
+  const url = await test.app.listen({ port: 0, host: "127.0.0.1" });
+  const clients: Client[] = [];
+  return {
+    test,
+    url,
+    key,
+    headers,
+    async connect(revision, withKey = key) {
+      const client = new Client(
+        { name: "engram-test", version: "1.0.0" },
+        revision === "2026-07-28" ? { versionNegotiation: { mode: { pin: revision } } } : {},
+      );
+      const transport = new StreamableHTTPClientTransport(new URL("/mcp", url), {
+        requestInit: { headers: { authorization: `Bearer ${withKey}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const client of clients) await client.close();
+      await test.close();
+    },
+  };
+}
