@@ -7,6 +7,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { InstalledCatalog } from "../catalog/index.js";
@@ -17,8 +18,9 @@ import type { Workspace } from "../workspaces/index.js";
 import { runTool, type ToolDeps } from "./call.js";
 import { catalogTools, type ToolDescriptor } from "./tools.js";
 
-/** Protocol revisions served: the current one, and 2025-era ones through initialize. */
+/** Protocol revisions served: the current one, and earlier ones through initialize. */
 export const MODERN_REVISION = "2026-07-28";
+export const SUPPORTED_REVISIONS: readonly string[] = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 /** What a request brings: who is asking and the catalog in force for this request. */
 export interface ToolScope {

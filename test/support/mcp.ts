@@ -10,6 +10,8 @@ export interface McpHarness {
   test: TestApp;
   /** http://127.0.0.1:port */
   url: string;
+  /** The workspace of `key`. */
+  workspaceId: string;
   key: string;
   headers: { authorization: string };
   connect(revision: Revision, key?: string): Promise<Client>;
@@ -18,13 +20,14 @@ export interface McpHarness {
 
 export async function mcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
   const test = await createTestApp({ env });
-  const { key, headers } = await test.workspace("agents");
+  const { id: workspaceId, key, headers } = await test.workspace("agents");
   await test.publishExample(headers);
   const url = await test.app.listen({ port: 0, host: "127.0.0.1" });
   const clients: Client[] = [];
   return {
     test,
     url,
+    workspaceId,
     key,
     headers,
     async connect(revision, withKey = key) {
