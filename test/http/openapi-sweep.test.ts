@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { valueOf } from "../support/schema-arbitrary.js";
+import { schemaValue } from "../support/schema-arbitrary.js";
 import { enrichAll } from "../support/worker.js";
 
 // Requests per operation; SWEEP_RUNS raises it for a longer local sweep.
@@ -73,7 +73,7 @@ describe("every published operation, called with inputs generated from its own s
 
   /** A parameter's value: generated from its schema, or (for ids, names, entities) one that exists. */
   const parameter = (p: Operation["parameters"][number]) => {
-    const generated = valueOf(p.schema);
+    const generated = schemaValue(p.schema);
     const existing = known[p.name];
     return existing?.length ? fc.oneof(generated, fc.constantFrom(...existing)) : generated;
   };
@@ -83,7 +83,7 @@ describe("every published operation, called with inputs generated from its own s
       params: fc.record(Object.fromEntries(op.parameters.map((p) => [`${p.in}:${p.name}`, parameter(p)])), {
         requiredKeys: op.parameters.filter((p) => p.required).map((p) => `${p.in}:${p.name}`),
       }),
-      body: op.body ? valueOf(op.body) : fc.constant(undefined),
+      body: op.body ? schemaValue(op.body) : fc.constant(undefined),
     });
 
   function url(op: Operation, params: Record<string, unknown>): string {

@@ -40,7 +40,7 @@ function objectOf(schema: Schema, depth: number): fc.Arbitrary<Record<string, un
   const required = new Set<string>(schema.required ?? []);
   const properties: Record<string, Schema> = schema.properties ?? {};
   const known = fc.record(
-    Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, valueOf(s, depth + 1)])),
+    Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, schemaValue(s, depth + 1)])),
     { requiredKeys: [...required].filter((k) => k in properties) },
   );
   const extra = schema.additionalProperties;
@@ -48,7 +48,7 @@ function objectOf(schema: Schema, depth: number): fc.Arbitrary<Record<string, un
   const keys = schema.propertyNames
     ? stringOf(schema.propertyNames)
     : stringOf({ minLength: 1, maxLength: 12 });
-  const values = extra === true ? fc.jsonValue({ maxDepth: 2 }) : valueOf(extra, depth + 1);
+  const values = extra === true ? fc.jsonValue({ maxDepth: 2 }) : schemaValue(extra, depth + 1);
   return fc.dictionary(keys, values, {
     minKeys: schema.minProperties ?? 0,
     maxKeys: Math.max(schema.minProperties ?? 0, Math.min(schema.maxProperties ?? MAX_ITEMS, MAX_ITEMS)),
@@ -75,7 +75,7 @@ function ofType(type: string, schema: Schema, depth: number): fc.Arbitrary<unkno
     case "array": {
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? MAX_ITEMS, MAX_ITEMS));
-      const items = valueOf(schema.items ?? {}, depth + 1);
+      const items = schemaValue(schema.items ?? {}, depth + 1);
       return schema.uniqueItems
         ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
         : fc.array(items, { minLength, maxLength });
@@ -86,7 +86,7 @@ function ofType(type: string, schema: Schema, depth: number): fc.Arbitrary<unkno
 }
 
 /** Values valid against `schema` (as far as the keywords above go). */
-export function valueOf(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
+export function schemaValue(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
   if ("const" in schema) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (!schema.type && !schema.properties) return fc.jsonValue({ maxDepth: 2 });
