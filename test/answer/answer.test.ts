@@ -52,7 +52,7 @@ describe("POST /answer", () => {
   let t: TestApp;
   let headers: { authorization: string };
   let workspaceId: string;
-  const ids: Record<string, string> = {};
+  const ids: Record<string, string | undefined> = {};
   const ask = (payload: object, h = headers) =>
     t.app.inject({ method: "POST", url: "/answer", headers: h, payload });
   const chats = () => stub.requests.filter((r) => r.path === "/v1/chat/completions");
