@@ -9,6 +9,10 @@ import { createTestApp, type TestApp } from "../support/app.js";
 import { schemaValue } from "../support/schema-arbitrary.js";
 import { enrichAll } from "../support/worker.js";
 
+// The one 5xx the contract prescribes for a valid request here: the offline fake provider cannot
+// answer, so POST /answer is 502 answer_model (its model behaviour is tested in test/answer).
+const PRESCRIBED_5XX = new Set(["answer_model"]);
+
 // Requests per operation; SWEEP_RUNS raises it for a longer local sweep.
 const RUNS = Number(process.env.SWEEP_RUNS ?? 20);
 
@@ -112,7 +116,7 @@ describe("every published operation, called with inputs generated from its own s
           });
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
           const context = `${op.method} ${target} ${JSON.stringify(body)?.slice(0, 300)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
-          expect(res.statusCode, context).toBeLessThan(500);
+          if (res.statusCode >= 500) expect(PRESCRIBED_5XX.has(res.json().code), context).toBe(true);
         }),
         { numRuns: RUNS },
       );
