@@ -36,19 +36,11 @@ describe("every published operation, called with inputs generated from its own s
     const ws = await t.workspace("sweep");
     headers = ws.headers;
     await t.publishExample(headers);
-    const written = await t.app.inject({
-      method: "POST",
-      url: "/records",
-      headers,
-      payload: {
-        records: [
-          { collection: "customer_events", entity: "c1", type: "ticket", text: "card declined", content: {} },
-          { collection: "customer_facts", entity: "c1", type: "fact", key: "plan", text: "pro", content: {} },
-        ],
-      },
-    });
-    expect(written.statusCode, written.body).toBe(200);
-    known.id?.push(...written.json().inserted.map((r: { id: string }) => r.id));
+    const ids = await t.writeRecords(headers, [
+      { collection: "customer_events", entity: "c1", type: "ticket", text: "card declined", content: {} },
+      { collection: "customer_facts", entity: "c1", type: "fact", key: "plan", text: "pro", content: {} },
+    ]);
+    known.id?.push(...ids);
     await enrichAll(t.db, ws.id);
     for (const list of ["/views", "/artifacts", "/processors"]) {
       const res = await t.app.inject({ method: "GET", url: list, headers });
