@@ -1,6 +1,7 @@
 // tools/call: one tool of the workspace's current catalog, run through the same domain function
 // as its REST route. Refusals (anything a REST client would get as 4xx/5xx problem details)
 // come back as AppErrors for the server to turn into isError results.
+import { answer } from "../answer/index.js";
 import { type ArtifactDeps, renderFor } from "../artifacts/render.js";
 import { type InstalledCatalog, listedArtifact } from "../catalog/index.js";
 import { activeCollection } from "../catalog/index-types.js";
@@ -81,6 +82,6 @@ export async function runTool(deps: ToolDeps, call: ToolCall): Promise<unknown> 
     case "ingest":
       return ingest(deps, { ...call, args });
     case "answer":
-      throw new AppError("answer_unavailable", "answer is not available");
+      return answer(deps, workspace.id, args, { save: false });
   }
 }

@@ -1,8 +1,10 @@
 // The input and output schemas of each tool kind (CONVENTIONS "MCP"), JSON Schema 2020-12.
 // View and artifact inputs are their own parameters; outputs are the REST responses of the
 // route each kind stands for, so a tool result and the REST reply share one contract.
+import { ANSWER_REQUEST_SCHEMA } from "../answer/index.js";
 import { parametersInputSchema } from "../catalog/params.js";
 import type { CollectionDef } from "../catalog/types.js";
+import { ANSWER_RESPONSE_SCHEMA } from "../http/answer-responses.js";
 import { RESPONSES } from "../http/responses.js";
 import { bool, type Schema, uuid } from "../http/schema-parts.js";
 import { shape } from "../http/shape.js";
@@ -24,6 +26,7 @@ function routeResponse(route: string): Schema {
 export const viewOutput = routeResponse("POST /views/:name/query");
 export const artifactOutput = routeResponse("POST /artifacts/:name/render");
 export const recordOutput = routeResponse("GET /records/:id");
+export const answerOutput = objectRoot(ANSWER_RESPONSE_SCHEMA);
 export const ingestOutput = objectRoot(shape({ id: uuid, ready: bool, duplicate: bool }));
 
 /** View and artifact tools take their definition's parameters, nothing else. */
@@ -36,6 +39,10 @@ export const recordInput = objectRoot({
   required: ["id"],
   additionalProperties: false,
 });
+
+/** POST /answer's body without save: tools answer without writing (spec). */
+const { save: _save, ...answerFields } = ANSWER_REQUEST_SCHEMA.properties;
+export const answerInput = objectRoot({ ...ANSWER_REQUEST_SCHEMA, properties: answerFields });
 
 const row = ROW_SCHEMA.properties;
 

@@ -5,6 +5,8 @@ import type { LoadedCatalog } from "../catalog/index.js";
 import type { McpToolDef, McpToolKind } from "../catalog/mcp.js";
 import type { Schema } from "../http/schema-parts.js";
 import {
+  answerInput,
+  answerOutput,
   artifactOutput,
   ingestInput,
   ingestOutput,
@@ -62,7 +64,7 @@ function schemas(tool: McpToolDef, catalog: LoadedCatalog): { input: Schema; out
     case "record":
       return { input: recordInput, output: recordOutput };
     case "answer":
-      throw new Error("answer tools are not served");
+      return { input: answerInput, output: answerOutput };
   }
 }
 
@@ -97,10 +99,7 @@ const built = new WeakMap<LoadedCatalog, ToolDescriptor[]>();
 export function catalogTools(catalog: LoadedCatalog): ToolDescriptor[] {
   let tools = built.get(catalog);
   if (!tools) {
-    tools = (catalog.index.mcp?.def.tools ?? [])
-      // TODO(answer): served once the answer domain function exists.
-      .filter((tool) => tool.kind !== "answer")
-      .map((tool) => describe(tool, catalog));
+    tools = (catalog.index.mcp?.def.tools ?? []).map((tool) => describe(tool, catalog));
     built.set(catalog, tools);
   }
   return tools;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashJson } from "../../src/platform/hash.js";
+import { stubCatalog } from "../support/answer-catalog.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import {
@@ -33,18 +34,6 @@ function citing(n = 1, extra = USAGE) {
       }),
       extra,
     );
-}
-
-/** The example package with an `answerer` alias on the stub as defaults.answer. */
-async function stubCatalog(baseUrl: string, edit: (files: Record<string, string>) => void = () => {}) {
-  const request = await exampleRequest();
-  const models = request.files["conf/models.yaml"] as string;
-  request.files["conf/models.yaml"] = models
-    .replace("providers:\n", `providers:\n  stub: { adapter: openai, base_url: "${baseUrl}" }\n`)
-    .replace("aliases:\n", 'aliases:\n  answerer:\n    targets: ["stub:gpt-test"]\n')
-    .replace("defaults:\n", "defaults:\n  answer: answerer\n");
-  edit(request.files);
-  return request;
 }
 
 describe("POST /answer", () => {

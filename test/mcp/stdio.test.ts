@@ -32,6 +32,7 @@ describe.each(REVISIONS)("engram mcp with the official client at %s", (revision)
       expect(tools.map((t) => t.name)).toEqual([
         "customer_history",
         "support_brief",
+        "ask_memory",
         "get_record",
         "log_event",
       ]);
@@ -75,7 +76,7 @@ it("writes nothing but JSON-RPC messages on stdout", async () => {
   child.stdin.end();
   const code = await new Promise((resolve) => child.on("close", resolve));
   expect(code).toBe(0);
-  expect((listed.result as { tools: unknown[] }).tools).toHaveLength(4);
+  expect((listed.result as { tools: unknown[] }).tools).toHaveLength(5);
   expect((called.result as { isError: boolean }).isError).toBe(true);
   expect(lines).toHaveLength(3);
   for (const line of lines) {
@@ -92,6 +93,7 @@ describe("engram mcp --check", () => {
     expect(stdout).toContain("interface: support_tools@1");
     expect(stdout).toContain("customer_history (view customer_history@1)");
     expect(stdout).toContain("get_record (record)");
+    expect(stdout).toContain("ask_memory (answer)");
     expect(stdout).toMatch(/protocol revisions: 2026-07-28, 2025-11-25/);
     expect(stdout).not.toContain(h.key);
   });

@@ -52,10 +52,10 @@ describe.each(REVISIONS)("MCP at %s", (revision) => {
   it("negotiates the revision and lists the package's tools in declared order", async () => {
     expect(client.getNegotiatedProtocolVersion?.() ?? revision).toBe(revision);
     const { tools } = await client.listTools();
-    // ask_memory (answer) is not served until the answer module exists.
     expect(tools.map((t) => t.name)).toEqual([
       "customer_history",
       "support_brief",
+      "ask_memory",
       "get_record",
       "log_event",
     ]);

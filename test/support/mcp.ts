@@ -18,10 +18,17 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
-export async function mcpHarness(env: Record<string, string> = {}): Promise<McpHarness> {
+/** `catalog`: a POST /catalog body to publish instead of the example package. */
+export async function mcpHarness(
+  env: Record<string, string> = {},
+  catalog?: { package: string; files: Record<string, string> },
+): Promise<McpHarness> {
   const test = await createTestApp({ env });
   const { id: workspaceId, key, headers } = await test.workspace("agents");
-  await test.publishExample(headers);
+  if (catalog) {
+    const res = await test.app.inject({ method: "POST", url: "/catalog", headers, payload: catalog });
+    if (res.statusCode !== 200) throw new Error(`publishing failed: ${res.body}`);
+  } else await test.publishExample(headers);
   const url = await test.app.listen({ port: 0, host: "127.0.0.1" });
   const clients: Client[] = [];
   return {
