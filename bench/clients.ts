@@ -23,11 +23,16 @@ export class Api {
   }
 
   /** POSTs JSON with a workspace key; anything but 200 aborts the run with the body printed. */
-  async post<T = unknown>(key: string, path: string, body: unknown): Promise<T> {
+  async post<T = unknown>(
+    key: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const res = await this.pool.request({
       method: "POST",
       path,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      headers: { ...headers, authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
     const text = await res.body.text();

@@ -11,11 +11,13 @@ import type { Vocabulary } from "./vocabulary.js";
 export interface Request {
   path: string;
   body: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 /**
  * Every mode, in report order. `graph` (the topic_graph view) is an extra beyond issue 7's list;
- * `render` is the example support_brief artifact for one customer (issue 15).
+ * `render` is the example support_brief artifact for one customer (issue 15); `mcp` is the
+ * same requests as `view`, sent as MCP tools/call of the customer_history tool (issue 18).
  */
 export const MODES = [
   "text",
@@ -32,9 +34,42 @@ export const MODES = [
   "view",
   "graph",
   "render",
+  "mcp",
 ] as const;
 
 export type ModeName = (typeof MODES)[number];
+
+/** Modes that draw the very requests of another mode (their random stream is that mode's). */
+export const SAME_REQUESTS_AS: Partial<Record<ModeName, ModeName>> = { mcp: "view" };
+
+const MCP_REVISION = "2026-07-28";
+
+/** A view request as a stateless 2026-07-28 tools/call of the tool bound to that view. */
+function toolCall(tool: string, view: Request): Request {
+  return {
+    path: "/mcp",
+    headers: {
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MCP_REVISION,
+      "mcp-method": "tools/call",
+      "mcp-name": tool,
+    },
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: tool,
+        arguments: view.body,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MCP_REVISION,
+          "io.modelcontextprotocol/clientInfo": { name: "engram-bench", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    },
+  };
+}
 
 /** Rank at which the tail starts: words past it appear in few records. */
 const TAIL_START = 1000;
@@ -73,6 +108,10 @@ export function requestMakers(
     return where;
   };
   const structured = { mode: "structured", fields: ["priority", "channel"] };
+  const view = (random: Random): Request => ({
+    path: "/views/customer_history/query",
+    body: { customer: entities.customer(random), question: q(random) },
+  });
   const byPriority = [{ field: "priority", direction: "desc" }];
   return {
     // Half over everything, half over customer events of one channel.
@@ -131,10 +170,7 @@ export function requestMakers(
         ],
         fuse: { kind: "rrf" },
       }),
-    view: (random) => ({
-      path: "/views/customer_history/query",
-      body: { customer: entities.customer(random), question: q(random) },
-    }),
+    view: (random) => view(random),
     graph: (random) => ({
       path: "/views/topic_graph/query",
       body: { seed: entities.page(random), depth: 2 },
@@ -143,5 +179,6 @@ export function requestMakers(
       path: "/artifacts/support_brief/render",
       body: { customer: entities.customer(random), question: q(random) },
     }),
+    mcp: (random) => toolCall("customer_history", view(random)),
   };
 }

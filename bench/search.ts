@@ -2,7 +2,7 @@
 // HTTP API, beside the raw-SQL floor of the same requests (bench/floor.ts).
 import { type Api, type Budget, HttpError, type Latency, latency, percentile, runLoad } from "./clients.js";
 import { type Explained, explainMedian, type Floor, replayFloor } from "./floor.js";
-import { MODES, type ModeName, type Request, requestMakers } from "./modes.js";
+import { MODES, type ModeName, type Request, requestMakers, SAME_REQUESTS_AS } from "./modes.js";
 import { rng, seedOf } from "./random.js";
 import type { Statement } from "./recorder.js";
 import type { System } from "./setup.js";
@@ -29,6 +29,21 @@ export interface ModeFigures {
 }
 
 const WARMUP = 10;
+
+interface Answer {
+  hits?: unknown[];
+  manifest?: { record_ids: unknown[] };
+}
+
+/** The tool result inside a JSON-RPC reply; a tool refusal is a bad bench request. */
+function mcpResult(reply: unknown, request: Request): Answer {
+  if (request.path !== "/mcp") return reply as Answer;
+  const result = (reply as { result?: { isError?: boolean; structuredContent?: Answer } }).result;
+  if (!result?.structuredContent || result.isError) {
+    throw new Error(`tools/call failed: ${JSON.stringify(reply).slice(0, 2000)}`);
+  }
+  return result.structuredContent;
+}
 const round = (x: number) => Math.round(x * 100) / 100;
 
 function requests(make: (random: () => number) => Request, seed: number, label: string, n: number) {
@@ -53,12 +68,10 @@ export async function measureSearch(
     // outcome (counted as an error), while a 4xx means the bench sent a bad request and aborts.
     const send = async (request: Request): Promise<number | undefined> => {
       try {
-        // Searches and views answer hits; an artifact render, the records in its manifest.
-        const body = await api.post<{ hits?: unknown[]; manifest?: { record_ids: unknown[] } }>(
-          key,
-          request.path,
-          request.body,
-        );
+        // Searches and views answer hits; an artifact render, the records in its manifest; an MCP
+        // tools/call, the view's hits as structuredContent (an isError result aborts the run).
+        const reply = await api.post<Answer>(key, request.path, request.body, request.headers);
+        const body = mcpResult(reply, request);
         return body.hits?.length ?? body.manifest?.record_ids.length ?? 0;
       } catch (error) {
         if (!(error instanceof HttpError) || error.status < 500) throw error;
@@ -67,13 +80,14 @@ export async function measureSearch(
       }
     };
     // Warm-up (plans, caches, JIT), not measured; a third of the time budget at most.
-    const warmup = requests(make, options.seed, `warmup:${mode}`, WARMUP);
+    const label = SAME_REQUESTS_AS[mode] ?? mode;
+    const warmup = requests(make, options.seed, `warmup:${label}`, WARMUP);
     await runLoad(1, { requests: WARMUP, seconds: options.budget.seconds / 3 }, async (i) => {
       await send(warmup[i] as Request);
       return undefined;
     });
 
-    const measured = requests(make, options.seed, `measure:${mode}`, options.budget.requests);
+    const measured = requests(make, options.seed, `measure:${label}`, options.budget.requests);
     const recorded: Statement[][] = [];
     /** API time of request i at 1 client (NaN when it failed), to pair with its floor. */
     const apiTimes: number[] = [];
