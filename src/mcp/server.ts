@@ -34,6 +34,31 @@ export interface ServerDeps extends ToolDeps {
   onInternalError: (error: unknown) => void;
 }
 
+/**
+ * A call still running after this long reports progress to a client that asked for it (a
+ * progressToken): the first notification turns the reply into a request-scoped SSE stream.
+ */
+export const PROGRESS_INTERVAL_MS = 1000;
+
+/** Progress notifications every interval until `done` settles; no token, no notifications. */
+async function withProgress<T>(
+  token: string | number | undefined,
+  notify: (notification: { method: string; params: Record<string, unknown> }) => Promise<void>,
+  done: Promise<T>,
+): Promise<T> {
+  if (token === undefined) return done;
+  let progress = 0;
+  const timer = setInterval(() => {
+    progress += 1;
+    notify({ method: "notifications/progress", params: { progressToken: token, progress } }).catch(() => {});
+  }, PROGRESS_INTERVAL_MS);
+  try {
+    return await done;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** A descriptor as tools/list shows it. */
 export function mcpTool(tool: ToolDescriptor): Tool {
   return {
@@ -85,8 +110,12 @@ export function toolServer(deps: ServerDeps, scope: ToolScope): Server {
   );
   const tools = scope.catalog ? catalogTools(scope.catalog) : [];
   server.setRequestHandler("tools/list", () => ({ tools: tools.map(mcpTool) }));
-  server.setRequestHandler("tools/call", (request) =>
-    callTool(deps, scope, request.params.name, request.params.arguments),
+  server.setRequestHandler("tools/call", (request, ctx) =>
+    withProgress(
+      request.params._meta?.progressToken,
+      ctx.mcpReq.notify,
+      callTool(deps, scope, request.params.name, request.params.arguments),
+    ),
   );
   return server;
 }

@@ -83,3 +83,17 @@ describe.each(REVISIONS)("answer tool at %s", (revision) => {
     });
   });
 });
+
+describe.each(REVISIONS)("a long call at %s", (revision) => {
+  it("reports progress on a request-scoped stream when the client asked for it", async () => {
+    stub.handle("chat", (request) => ({ ...citingFirst(request), delayMs: 1500 }));
+    const client = await h.connect(revision);
+    const progress: number[] = [];
+    const result = await client.callTool(
+      { name: "ask_memory", arguments: { question: "What happened with the card?" } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(result.structuredContent).toMatchObject({ citations: [declined] });
+    expect(progress.length).toBeGreaterThan(0);
+  });
+});
