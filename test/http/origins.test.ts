@@ -3,6 +3,8 @@ import { createTestApp, type TestApp } from "../support/app.js";
 
 const ALLOWED = "https://app.example.com";
 const OTHER = "https://evil.example.net";
+const MCP_HEADERS = { accept: "application/json, text/event-stream" };
+const PING = { jsonrpc: "2.0", id: 1, method: "ping" };
 
 describe("Origin validation (Authentication rule 5)", () => {
   let t: TestApp;
@@ -13,7 +15,6 @@ describe("Origin validation (Authentication rule 5)", () => {
       routes: [
         (app) => {
           app.get("/probe/ok", async () => ({ ok: true }));
-          app.post("/mcp", async () => ({ reached: true }));
         },
       ],
     });
@@ -81,14 +82,19 @@ describe("Origin validation (Authentication rule 5)", () => {
     const res = await t.app.inject({
       method: "POST",
       url: "/mcp",
-      headers: { ...headers, origin: ALLOWED },
-      payload: {},
+      headers: { ...headers, ...MCP_HEADERS, origin: ALLOWED },
+      payload: PING,
     });
     expect(res.statusCode).toBe(200);
   });
 
   it("leaves requests without Origin unaffected", async () => {
-    const res = await t.app.inject({ method: "POST", url: "/mcp", headers, payload: {} });
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/mcp",
+      headers: { ...headers, ...MCP_HEADERS },
+      payload: PING,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
   });

@@ -61,6 +61,11 @@ export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {
           200: { description: "JSON-RPC response, or a request-scoped text/event-stream", ...jsonRpc },
           202: { description: "notification accepted", type: "null" },
           400: { description: "JSON-RPC error: header or protocol-version mismatch", ...jsonRpc },
+          406: {
+            description: "JSON-RPC error: Accept lacks application/json or text/event-stream",
+            ...jsonRpc,
+          },
+          415: { description: "JSON-RPC error: Content-Type is not application/json", ...jsonRpc },
         },
       },
     },
