@@ -12,6 +12,7 @@ import { spaceIndexes } from "./records/embedding-index.js";
 import { enrichHandler } from "./records/enrich.js";
 import { ENRICH_JOB, onRecordsReady } from "./records/index.js";
 import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
+import { fieldIndexes } from "./search/field-indexes.js";
 import type { JobHandler, PeriodicTask } from "./worker/runner.js";
 
 // Records turning ready fire the derivations' write and accumulator triggers (the records module
@@ -24,6 +25,7 @@ export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows"
     db,
     stored: storedContracts,
     spaces: spaceIndexes(db),
+    fields: fieldIndexes(),
     verifyMaxRows: config.additiveVerifyMaxRows,
   };
 }
