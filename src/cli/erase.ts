@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { eraseRequest } from "../erasure/index.js";
-import { getRecord } from "../records/index.js";
+import { getRecord, isUuid } from "../records/index.js";
 import { findWorkspaceByName } from "../workspaces/index.js";
 import { CliError, commandContext } from "./run.js";
 import { withDatabase } from "./workspace.js";
@@ -24,6 +24,9 @@ export function eraseCommand(): Command {
         ?.split(",")
         .map((id) => id.trim())
         .filter(Boolean);
+      if (records && (records.length === 0 || !records.every(isUuid))) {
+        throw new CliError("--records takes a comma separated list of record UUIDs");
+      }
       const { config } = commandContext();
       const printed = await withDatabase(async (db) => {
         const workspace = await findWorkspaceByName(db, options.workspace);
