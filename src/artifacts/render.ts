@@ -12,7 +12,7 @@ import {
 import { validateArguments } from "../catalog/params.js";
 import { fillTemplate, valueText } from "../catalog/views.js";
 import { type FreshnessEntry, readFreshness } from "../derivations/index.js";
-import { currentHeads, type HeadRow } from "../records/index.js";
+import { currentHeads, type HeadRow, rowRecords } from "../records/index.js";
 import {
   countRenderTokens,
   displayScoreNames,
@@ -21,7 +21,6 @@ import {
   renderRows,
 } from "../search/render.js";
 import { runView, type ViewDeps } from "../search/service.js";
-import * as sql from "./sql.js";
 
 export interface ArtifactDeps extends ViewDeps {
   /** DOCUMENT_MAX_RECORDS: a document block reads at most this many current records. */
@@ -103,14 +102,7 @@ async function documentBlock(ctx: Context, block: DocumentBlock): Promise<BlockR
 async function viewBlock(ctx: Context, block: ViewBlock): Promise<BlockResult> {
   const args = fillTemplate(block.args, ctx.parameters);
   const result = await runView(ctx.deps, ctx.workspaceId, ctx.catalog, block.view, args);
-  const ids = result.input_record_ids;
-  const { rows } = await ctx.deps.db.query<RowRecord>(sql.ROW_RECORDS, [ctx.workspaceId, ids]);
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return renderBlock(
-    ctx,
-    block,
-    ids.flatMap((id) => byId.get(id) ?? []),
-  );
+  return renderBlock(ctx, block, await rowRecords(ctx.deps.db, ctx.workspaceId, result.input_record_ids));
 }
 
 /** Block and parameter names in the order the template first uses them. */

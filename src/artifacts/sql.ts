@@ -1,9 +1,4 @@
-// The artifacts module's statements: the rows a view block renders, snapshots, uses and purge.
-
-/** What a rendered row shows of each record (render.ts RowRecord), by id. */
-export const ROW_RECORDS = `
-  SELECT id, occurred_at, collection, type, key, scores, text
-  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
+// The artifacts module's statements: snapshots, uses and purge.
 
 export const INSERT_SNAPSHOT = `
   INSERT INTO artifact_snapshots (workspace_id, id, record_id, artifact, version, manifest)

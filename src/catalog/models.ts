@@ -96,8 +96,8 @@ export function parseModels(src: Def): ModelsConf {
   }
   const defaults: ModelsConf["defaults"] = {};
   const defaultsSrc = src.at("defaults").maybe();
-  defaultsSrc?.fields(["derivation", "fold"]);
-  for (const use of ["derivation", "fold"] as const) {
+  defaultsSrc?.fields(["derivation", "fold", "answer"]);
+  for (const use of ["derivation", "fold", "answer"] as const) {
     const at = defaultsSrc?.at(use).maybe();
     if (!at) continue;
     const name = at.string();

@@ -77,7 +77,7 @@ export interface EmbeddingAlias {
 export interface ModelsConf {
   providers: Record<string, ProviderDef>;
   aliases: Record<string, ModelAlias | EmbeddingAlias>;
-  defaults: { derivation?: string; fold?: string };
+  defaults: { derivation?: string; fold?: string; answer?: string };
 }
 
 export interface RetentionPolicy {

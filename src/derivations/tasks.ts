@@ -7,6 +7,7 @@
 // - max_wall_s: checked before each step, and a call still running at the deadline is abandoned.
 import type { DerivationDef, DerivationTask } from "../catalog/derivations.js";
 import { ModelOutputError, type Models, ModelTransportError } from "../models/index.js";
+import { withDeadline } from "../platform/deadline.js";
 import { countRenderTokens } from "../search/render.js";
 import { RunFailure, type Usage } from "./failure.js";
 import type { ReadResult } from "./sources.js";
@@ -81,23 +82,6 @@ export function taskInput(entity: string, read: ReadResult, earlier: Record<stri
   return parts.join("\n\n");
 }
 
-function withDeadline<T>(promise: Promise<T>, ms: number, def: DerivationDef): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new RunFailure(
-            "limits",
-            `a model call was still running at limits.max_wall_s (${def.limits.max_wall_s} s)`,
-          ),
-        ),
-      ms,
-    );
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
 async function runTask(
   task: DerivationTask,
   context: {
@@ -126,7 +110,11 @@ async function runTask(
           maxOutputTokens,
         }),
         limits.msLeft(),
-        def,
+        () =>
+          new RunFailure(
+            "limits",
+            `a model call was still running at limits.max_wall_s (${def.limits.max_wall_s} s)`,
+          ),
       );
       limits.spend(result.usage);
       return result.value;

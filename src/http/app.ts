@@ -12,9 +12,11 @@ import { registerOrigins } from "./origins.js";
 import { handleClientError, handleError, handleFrameworkError, sendProblem } from "./problem.js";
 import { registerRateLimit } from "./rate-limit.js";
 import { RESPONSES } from "./responses.js";
+import { answerRoutes } from "./routes/answer.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { backfillRoutes } from "./routes/backfill.js";
 import { catalogRoutes } from "./routes/catalog.js";
+import { contextRoutes } from "./routes/context.js";
 import { derivationRoutes } from "./routes/derivations.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { eraseRoutes } from "./routes/erase.js";
@@ -142,6 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxFeedbackCommentChars: deps.config.maxFeedbackCommentChars,
     maxFeedbackEvidenceChars: deps.config.maxFeedbackEvidenceChars,
   });
+  answerRoutes(app, searchDeps);
+  contextRoutes(app, { ...searchDeps, documentMaxRecords: deps.config.documentMaxRecords });
   for (const register of deps.routes ?? []) await register(app);
   await app.ready();
   return app;

@@ -2,6 +2,7 @@
 // JSON.stringify (app.ts), so these schemas describe and never filter what is sent; the test
 // suite checks every reply it receives against the schema of its route and status.
 
+import { ANSWER_RESPONSES } from "./answer-responses.js";
 import { ARTIFACT_RESPONSES } from "./artifact-responses.js";
 import { DERIVATION_RESPONSES, freshness } from "./derivation-responses.js";
 import { shape } from "./shape.js";
@@ -253,4 +254,5 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
   "POST /jobs/:id/retry": { status: 200, schema: job },
   ...DERIVATION_RESPONSES,
   ...ARTIFACT_RESPONSES,
+  ...ANSWER_RESPONSES,
 };

@@ -7,6 +7,8 @@ export {
   currentHeads,
   getRecord,
   type HeadRow,
+  type RowFields,
+  rowRecords,
   type StatusFilter,
   slotHistory,
   timeline,

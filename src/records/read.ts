@@ -36,6 +36,29 @@ export async function getRecord(
   return row;
 }
 
+/** What a rendered row shows of a record. */
+export interface RowFields {
+  id: string;
+  occurred_at: Date;
+  collection: string;
+  type: string;
+  key: string | null;
+  scores: Record<string, number>;
+  text: string;
+}
+
+/** The rendered-row fields of these records, in the order of ids (missing ids left out). */
+export async function rowRecords(
+  db: Queryable,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<RowFields[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<RowFields>(sql.ROW_RECORDS, [workspaceId, ids]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 export interface TimelineQuery {
   entity?: string;
   collections?: string[];

@@ -61,6 +61,11 @@ export const DELTA = `
   FROM records WHERE ${FILTERS} AND seq > $7
   ORDER BY seq ASC LIMIT $8`;
 
+/** What a rendered row shows of each record (search/render.ts RowRecord), by id. */
+export const ROW_RECORDS = `
+  SELECT id, occurred_at, collection, type, key, scores, text
+  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
+
 export const DOCUMENT_HEADS = `
   SELECT r.id, r.seq, r.collection, r.collection_version, r.key, r.type, r.text, r.citations, r.status,
     r.ready, r.tombstone, r.scores, r.run_id, r.occurred_at, r.created_at

@@ -117,19 +117,21 @@ export function truncationRow(omitted: number): string {
   return `[truncated: ${omitted} more record${omitted === 1 ? "" : "s"}]`;
 }
 
-interface Wrapper {
+export interface Wrapper {
   head: string;
   tail: string;
 }
 
-function wrapper(fence: RenderOptions["fence"]): Wrapper {
+/** The fence around a block (preamble line and element), or nothing without a fence. */
+export function wrapper(fence: RenderOptions["fence"]): Wrapper {
   if (!fence) return { head: "", tail: "" };
   if (!FENCE_TAG.test(fence.tag)) throw new Error(`renderRows: invalid fence tag "${fence.tag}"`);
   const preamble = fence.preamble ? `${escapeMarkup(fence.preamble)}\n` : "";
   return { head: `${preamble}<${fence.tag} untrusted="true">\n`, tail: `</${fence.tag}>` };
 }
 
-function assemble(wrap: Wrapper, lines: readonly string[]): string {
+/** Lines in the wrapper, one a line; bare lines are joined without a trailing newline. */
+export function wrapLines(wrap: Wrapper, lines: readonly string[]): string {
   const body = lines.map((line) => `${line}\n`).join("");
   const block = wrap.head + body + wrap.tail;
   // Bare rows carry no trailing newline.
@@ -174,7 +176,7 @@ export function renderRows(rows: readonly RowRecord[], options: RenderOptions): 
   for (;;) {
     const marker = fitTruncation();
     const lines = marker === null ? kept : [...kept, marker];
-    const block = assemble(wrap, lines);
+    const block = wrapLines(wrap, lines);
     const exact = countRenderTokens(block);
     if (exact <= budget)
       return { rendered: block, rows: kept.length, truncated: marker !== null, tokens: exact };

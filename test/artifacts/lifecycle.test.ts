@@ -131,38 +131,30 @@ describe("the example package's support_brief", () => {
     const ws = await t.workspace("demo-brief");
     headers = ws.headers;
     await t.publishExample(headers);
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/records",
-      headers,
-      payload: {
-        records: [
-          {
-            collection: "customer_facts",
-            entity: "cust-42",
-            type: "fact",
-            key: "plan",
-            text: "Enterprise plan",
-            content: { tier: "enterprise" },
-          },
-          {
-            collection: "customer_events",
-            entity: "cust-42",
-            type: "ticket",
-            text: "Refund for a double charge on the invoice",
-            content: { channel: "email", priority: 4 },
-          },
-          {
-            collection: "customer_events",
-            entity: "cust-42",
-            type: "call",
-            text: "Asked how to export data",
-            content: { channel: "phone", priority: 2 },
-          },
-        ],
+    await t.writeRecords(headers, [
+      {
+        collection: "customer_facts",
+        entity: "cust-42",
+        type: "fact",
+        key: "plan",
+        text: "Enterprise plan",
+        content: { tier: "enterprise" },
       },
-    });
-    expect(res.statusCode, res.body).toBe(200);
+      {
+        collection: "customer_events",
+        entity: "cust-42",
+        type: "ticket",
+        text: "Refund for a double charge on the invoice",
+        content: { channel: "email", priority: 4 },
+      },
+      {
+        collection: "customer_events",
+        entity: "cust-42",
+        type: "call",
+        text: "Asked how to export data",
+        content: { channel: "phone", priority: 2 },
+      },
+    ]);
     await enrichAll(t.db, ws.id);
   });
   afterAll(() => t.close());

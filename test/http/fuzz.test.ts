@@ -142,39 +142,30 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
     const ws = await t.workspace("fuzz");
     headers = ws.headers;
     await t.publishExample(headers);
-    const written = await t.app.inject({
-      method: "POST",
-      url: "/records",
-      headers,
-      payload: {
-        records: [
-          {
-            collection: "customer_events",
-            entity: "c1",
-            type: "ticket",
-            text: "card declined",
-            content: { topic: "billing", priority: 4, tags: ["a"] },
-          },
-          {
-            collection: "customer_facts",
-            entity: "c1",
-            type: "fact",
-            key: "plan",
-            text: "pro",
-            content: { tier: "pro" },
-          },
-          {
-            collection: "edges",
-            entity: "kb",
-            type: "link",
-            text: "a b",
-            content: { subject: "a", object: "b", predicate: "p" },
-          },
-        ],
+    [ids.record] = (await t.writeRecords(headers, [
+      {
+        collection: "customer_events",
+        entity: "c1",
+        type: "ticket",
+        text: "card declined",
+        content: { topic: "billing", priority: 4, tags: ["a"] },
       },
-    });
-    expect(written.statusCode, written.body).toBe(200);
-    ids.record = written.json().inserted[0].id;
+      {
+        collection: "customer_facts",
+        entity: "c1",
+        type: "fact",
+        key: "plan",
+        text: "pro",
+        content: { tier: "pro" },
+      },
+      {
+        collection: "edges",
+        entity: "kb",
+        type: "link",
+        text: "a b",
+        content: { subject: "a", object: "b", predicate: "p" },
+      },
+    ])) as [string];
     await enrichAll(t.db, ws.id);
     const use = await t.app.inject({
       method: "POST",

@@ -20,6 +20,8 @@ export interface TestApp {
   workspace(name: string): Promise<{ id: string; key: string; headers: { authorization: string } }>;
   /** Publishes the example package (examples/catalog) into the workspace of these headers. */
   publishExample(headers: { authorization: string }): Promise<void>;
+  /** Writes rows through POST /records (failing on anything but 200) and returns the inserted ids. */
+  writeRecords(headers: { authorization: string }, records: object[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,11 @@ export async function createTestApp(
         payload: await exampleRequest(),
       });
       if (res.statusCode !== 200) throw new Error(`publishing the example failed: ${res.body}`);
+    },
+    async writeRecords(headers, records) {
+      const res = await app.inject({ method: "POST", url: "/records", headers, payload: { records } });
+      if (res.statusCode !== 200) throw new Error(`writing records failed: ${res.body}`);
+      return res.json().inserted.map((row: { id: string }) => row.id);
     },
     async close() {
       await app.close();

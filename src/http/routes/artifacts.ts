@@ -77,8 +77,9 @@ export function artifactRoutes(
       schema: {
         summary: "The current snapshot of an artifact for the parameters given as query parameters",
         tags,
+        description:
+          "The artifact's parameters travel as query parameters (names and types from its declaration, GET /artifacts); they are checked by the artifact, so no query schema is published here.",
         params: nameParams,
-        querystring: { type: "object", description: "the artifact's parameters" },
       },
     },
     async (request) => currentSnapshot(deps, request.workspace.id, request.params.name, request.query),

@@ -1,0 +1,144 @@
+// GET /context (spec "Context assembly", CONVENTIONS "Answers and context"): what an agent needs
+// about one entity each turn, packed into a token budget. No model is called (the relevant
+// search embeds the task like any search) and nothing is written: a consumer's cursor is read,
+// never moved.
+//
+// Decisions where the spec is silent:
+// - state: the entity's current active beliefs (GET /document's, tombstones left out), ordered
+//   by collection and key; relevant: a hybrid search for task within the entity over the
+//   visible collections, k 20, best first; recent: the entity's newest active records (at most
+//   50, retractions left out), newest first; delta: the consumer's records past its cursor read
+//   with GET /delta's default filters for this entity (so both share one cursor), at most 100,
+//   oldest first. A consumer last read with other filters is 409 cursor_scope, as GET /delta.
+// - components lists every component asked for (relevant only with task, delta only with
+//   consumer); record_ids are the records rendered there; input_record_ids all of them in order.
+import { requireCatalog } from "../catalog/index.js";
+import { FENCE_TAG } from "../catalog/search-spec.js";
+import { validationError } from "../platform/errors.js";
+import { currentHeads, delta, rowRecords, timeline } from "../records/index.js";
+import type { SearchDeps } from "../search/execute.js";
+import { displayScoreNames } from "../search/render.js";
+import { type SearchLimits, search } from "../search/service.js";
+import { type ComponentRows, dedupe, packComponents } from "./pack.js";
+
+/** budget when none is given (CONVENTIONS), lowered to RENDER_BUDGET_TOKENS when that is lower. */
+export const DEFAULT_CONTEXT_BUDGET = 4000;
+const RELEVANT_K = 20;
+const RECENT_LIMIT = 50;
+const DELTA_LIMIT = 100;
+
+export interface ContextQuery {
+  entity: string;
+  task?: string;
+  budget?: number;
+  consumer?: string;
+  fence_tag?: string;
+  fence_preamble?: string;
+}
+
+export type ContextDeps = SearchDeps & SearchLimits & { documentMaxRecords: number };
+
+/** Refusals the route's schema cannot express (and MCP callers need too). */
+function checkQuery(deps: ContextDeps, query: ContextQuery): void {
+  const errors = [];
+  if (query.fence_preamble !== undefined && query.fence_tag === undefined) {
+    errors.push({ path: "fence_preamble", message: "needs fence_tag" });
+  }
+  if (query.fence_tag !== undefined && !FENCE_TAG.test(query.fence_tag)) {
+    errors.push({
+      path: "fence_tag",
+      message: "must be an element name (letters, digits, _ . -; at most 64)",
+    });
+  }
+  if (query.budget !== undefined && query.budget > deps.renderBudgetTokens) {
+    errors.push({
+      path: "budget",
+      message: `must be at most ${deps.renderBudgetTokens} (RENDER_BUDGET_TOKENS)`,
+    });
+  }
+  if (query.entity.trim() === "") errors.push({ path: "entity", message: "must not be blank" });
+  if (query.task !== undefined && query.task.trim() === "") {
+    errors.push({ path: "task", message: "must not be blank (leave it out for no relevant records)" });
+  }
+  if (query.task !== undefined && query.task.length > deps.maxQueryChars) {
+    errors.push({
+      path: "task",
+      message: `must be at most ${deps.maxQueryChars} characters (MAX_QUERY_CHARS)`,
+    });
+  }
+  if (errors.length > 0) {
+    throw validationError(
+      `invalid context request: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+      errors,
+    );
+  }
+}
+
+async function relevantRows(deps: ContextDeps, workspaceId: string, entity: string, task: string) {
+  const result = await search(deps, workspaceId, {
+    mode: "hybrid",
+    q: task,
+    k: RELEVANT_K,
+    scope: { entities: [entity] },
+  });
+  return rowRecords(
+    deps.db,
+    workspaceId,
+    result.hits.map((hit) => hit.id),
+  );
+}
+
+async function recentRows(deps: ContextDeps, workspaceId: string, entity: string) {
+  const page = await timeline(deps.db, workspaceId, {
+    entity,
+    status: "active",
+    includeSystem: false,
+    limit: RECENT_LIMIT,
+  });
+  const ids = (page.rows as unknown as { id: string; tombstone: boolean }[])
+    .filter((row) => !row.tombstone)
+    .map((row) => row.id);
+  return rowRecords(deps.db, workspaceId, ids);
+}
+
+async function deltaRows(deps: ContextDeps, workspaceId: string, entity: string, consumer: string) {
+  const page = await delta(deps.db, workspaceId, {
+    consumer,
+    scope: { entity, collection: null, status: "all", includeSystem: false },
+    limit: DELTA_LIMIT,
+  });
+  return rowRecords(
+    deps.db,
+    workspaceId,
+    (page.records as unknown as { id: string }[]).map((row) => row.id),
+  );
+}
+
+/** GET /context: the entity's components rendered within the budget. */
+export async function assembleContext(deps: ContextDeps, workspaceId: string, query: ContextQuery) {
+  checkQuery(deps, query);
+  const catalog = await requireCatalog(deps.db, workspaceId);
+  const { entity } = query;
+  const heads = await currentHeads(deps.db, workspaceId, {
+    entity,
+    status: "active",
+    maxRecords: deps.documentMaxRecords,
+  });
+  const gathered: ComponentRows[] = [{ name: "state", rows: heads.filter((head) => !head.tombstone) }];
+  if (query.task !== undefined) {
+    gathered.push({ name: "relevant", rows: await relevantRows(deps, workspaceId, entity, query.task) });
+  }
+  gathered.push({ name: "recent", rows: await recentRows(deps, workspaceId, entity) });
+  if (query.consumer !== undefined) {
+    gathered.push({ name: "delta", rows: await deltaRows(deps, workspaceId, entity, query.consumer) });
+  }
+  const fence =
+    query.fence_tag === undefined
+      ? undefined
+      : { tag: query.fence_tag, ...(query.fence_preamble ? { preamble: query.fence_preamble } : {}) };
+  return packComponents(dedupe(gathered), {
+    budget: query.budget ?? Math.min(DEFAULT_CONTEXT_BUDGET, deps.renderBudgetTokens),
+    ...(fence ? { fence } : {}),
+    displayScores: displayScoreNames(catalog.index),
+  });
+}
