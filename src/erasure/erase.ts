@@ -70,7 +70,7 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
     }
   }
   if (ids.length > 0) {
-    await tx.query(sql.FORGET_ENRICHMENT, [workspaceId, ENRICH_JOB, ids, ids]);
+    await tx.query(sql.FORGET_ENRICHMENT, [workspaceId, ENRICH_JOB]);
     await tx.query(sql.CANCEL_EMPTY_ENRICHMENT, [workspaceId, ENRICH_JOB]);
     await forgetErasedHeads(tx, workspaceId, ids);
   }

@@ -43,12 +43,18 @@ export const RESTORE_HEADS = `
       AND r.status = s.status
     ORDER BY r.seq DESC LIMIT 1) r`;
 
-/** Queued enrichment jobs forget erased ids ($3 as uuid[], $4 as text[] for the ?| probe). */
+/**
+ * Queued enrichment jobs keep only the ids whose record still exists (run after the delete):
+ * one primary-key probe per queued id, whatever the size of the erasure.
+ */
+const KEPT = `EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = $1 AND r.id = ids.id::uuid)`;
+
 export const FORGET_ENRICHMENT = `
   UPDATE jobs SET updated_at = now(), payload = jsonb_set(payload, '{record_ids}', COALESCE((
-    SELECT jsonb_agg(id) FROM jsonb_array_elements_text(payload->'record_ids') AS ids(id)
-    WHERE NOT (id::uuid = ANY($3::uuid[]))), '[]'::jsonb))
-  WHERE workspace_id = $1 AND kind = $2 AND state = 'queued' AND payload->'record_ids' ?| $4::text[]`;
+    SELECT jsonb_agg(ids.id) FROM jsonb_array_elements_text(payload->'record_ids') AS ids(id) WHERE ${KEPT}),
+    '[]'::jsonb))
+  WHERE workspace_id = $1 AND kind = $2 AND state = 'queued' AND EXISTS (
+    SELECT 1 FROM jsonb_array_elements_text(payload->'record_ids') AS ids(id) WHERE NOT ${KEPT})`;
 
 /** ...and one left with nothing to enrich is cancelled. */
 export const CANCEL_EMPTY_ENRICHMENT = `

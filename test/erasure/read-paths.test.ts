@@ -2,7 +2,9 @@
 // every read path of the example package: nothing erased is returned anywhere, the keyed
 // predecessor is current again, and the audit holds no erased content.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { citing, stubCatalog, userText } from "../support/answer-stub.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { type OpenAIStub, startOpenAIStub } from "../support/openai-stub.js";
 import { waitFor } from "../support/wait.js";
 import { enrichAll, startTestWorker } from "../support/worker.js";
 
@@ -12,6 +14,7 @@ const ERASED_WORDS = ["zanzibar", "quokka"];
 
 describe("erasure across every read path", () => {
   let t: TestApp;
+  let stub: OpenAIStub;
   let ws: { id: string; headers: { authorization: string } };
   const ids: Record<string, string> = {};
   const get = (url: string) => t.app.inject({ url, headers: ws.headers });
@@ -82,6 +85,18 @@ describe("erasure across every read path", () => {
       post("/views/topic_graph/query", { seed: "other", direction: "both", depth: 3 }),
     );
     await read("orphans", post("/views/orphan_pages/query", { limit: 500 }));
+    for (const entity of ["alice-7", "bob"]) {
+      await read(`context ${entity}`, get(`/context?entity=${entity}&task=outage%20invoice%20plan`));
+    }
+    stub.reset();
+    stub.handle("chat", citing(3));
+    await read("answer", post("/answer", { question: "outage invoice plan" }));
+    await read(
+      "answer scoped",
+      post("/answer", { question: "what happened?", entities: ["alice-7", "bob"] }),
+    );
+    // The evidence the model was shown is a read path too.
+    bodies["answer evidence"] = stub.requests.map(userText).join("\n");
     for (const customer of ["alice-7", "bob"]) {
       await read(
         `render ${customer}`,
@@ -92,9 +107,11 @@ describe("erasure across every read path", () => {
   }
 
   beforeAll(async () => {
+    stub = await startOpenAIStub();
     t = await createTestApp();
     ws = await t.workspace("erasure-reads");
-    await t.publishExample(ws.headers);
+    const published = await post("/catalog", await stubCatalog(stub.baseUrl));
+    expect(published.statusCode, published.body).toBe(200);
     const event = { collection: "customer_events", entity: "alice-7", type: "ticket" };
     await write("e1", {
       ...event,
@@ -148,7 +165,10 @@ describe("erasure across every read path", () => {
     });
     await enrichAll(t.db, ws.id);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await stub.close();
+  });
 
   it("sees the records before the erasure (the checks below can fail)", async () => {
     const bodies = await readEverything();
