@@ -59,7 +59,12 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
   const { rows } =
     ids.length > 0 ? await tx.query<Slot>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
   const entities = [...new Set(rows.map((row) => row.entity))];
-  const jobsCancelled = await holdOffDerivations(tx, workspaceId, { entities, forgetEntity: target.entity });
+  // An erased entity is held off even when nothing of it was left to delete.
+  const held = target.entity === undefined ? entities : [...new Set([...entities, target.entity])];
+  const jobsCancelled = await holdOffDerivations(tx, workspaceId, {
+    entities: held,
+    forgetEntity: target.entity,
+  });
   let headsRestored = 0;
   const slots = slotsOf(rows);
   if (slots.length > 0) {
