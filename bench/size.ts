@@ -5,6 +5,7 @@ import { writeFile } from "node:fs/promises";
 import { storageLayout } from "../src/platform/db/index.js";
 import { Api } from "./clients.js";
 import { generateCorpus, type WriteRow } from "./corpus.js";
+import { measureErase } from "./erase.js";
 import { drainBacklog, type Throughput, writeRows, writeToReady } from "./ingest.js";
 import type { Options } from "./options.js";
 import { measureSearch } from "./search.js";
@@ -110,6 +111,9 @@ try {
     },
     log,
   );
+  const erase = options.erase
+    ? await measureErase(system, api, main.key, vocabulary, { seed: options.seed, records }, log)
+    : undefined;
   const result = {
     records,
     server_version: await serverVersion(system.db),
@@ -122,6 +126,7 @@ try {
     },
     ingest: { batch_100: batch100, batch_1: batch1, enrich_backlog: backlog, write_to_ready: ready },
     search,
+    erase,
     peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
     database_mib: Math.round((await databaseBytes(system.db)) / 2 ** 20),
     seconds: Math.round((performance.now() - began) / 1000),

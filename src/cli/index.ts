@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../version.js";
 import { catalogCommand } from "./catalog.js";
+import { eraseCommand } from "./erase.js";
 import { migrateCommand } from "./migrate.js";
 import { runCommand } from "./run.js";
 import { serveCommand } from "./serve.js";
@@ -17,5 +18,6 @@ program.addCommand(workerCommand());
 program.addCommand(migrateCommand());
 program.addCommand(workspaceCommand());
 program.addCommand(catalogCommand());
+program.addCommand(eraseCommand());
 
 await runCommand(() => program.parseAsync(process.argv));

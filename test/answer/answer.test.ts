@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashJson } from "../../src/platform/hash.js";
+import { citing, shownIds, stubCatalog, USAGE, userText } from "../support/answer-stub.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import {
@@ -10,42 +11,6 @@ import {
   startOpenAIStub,
 } from "../support/openai-stub.js";
 import { enrichAll } from "../support/worker.js";
-
-const ID = /\[([0-9a-f-]{36})\]/g;
-const USAGE = { usage: { prompt_tokens: 50, completion_tokens: 9 } };
-
-function userText(request: StubRequest): string {
-  return request.body.messages.find((m: { role: string }) => m.role === "user")?.content ?? "";
-}
-
-function shownIds(request: StubRequest): string[] {
-  return [...userText(request).matchAll(ID)].map((m) => m[1] as string);
-}
-
-/** A reply citing the first `n` ids the request showed. */
-function citing(n = 1, extra = USAGE) {
-  return (request: StubRequest) =>
-    chatReply(
-      JSON.stringify({
-        answer: "The card was declined.",
-        citations: shownIds(request).slice(0, n),
-        gaps: [],
-      }),
-      extra,
-    );
-}
-
-/** The example package with an `answerer` alias on the stub as defaults.answer. */
-async function stubCatalog(baseUrl: string, edit: (files: Record<string, string>) => void = () => {}) {
-  const request = await exampleRequest();
-  const models = request.files["conf/models.yaml"] as string;
-  request.files["conf/models.yaml"] = models
-    .replace("providers:\n", `providers:\n  stub: { adapter: openai, base_url: "${baseUrl}" }\n`)
-    .replace("aliases:\n", 'aliases:\n  answerer:\n    targets: ["stub:gpt-test"]\n')
-    .replace("defaults:\n", "defaults:\n  answer: answerer\n");
-  edit(request.files);
-  return request;
-}
 
 describe("POST /answer", () => {
   let stub: OpenAIStub;
