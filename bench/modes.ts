@@ -9,13 +9,18 @@ import { between, pick, type Random } from "./random.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export interface Request {
+  /** GET sends body as the query string. */
+  method?: "GET";
   path: string;
   body: Record<string, unknown>;
 }
 
 /**
  * Every mode, in report order. `graph` (the topic_graph view) is an extra beyond issue 7's list;
- * `render` is the example support_brief artifact for one customer (issue 15).
+ * `render` is the example support_brief artifact for one customer (issue 15); `context` is
+ * GET /context for one customer with a task, and `answer` POST /answer about one customer
+ * against a local model that answers at once (bench/answer-model.ts): the answer path's own
+ * overhead (issue 16).
  */
 export const MODES = [
   "text",
@@ -32,6 +37,8 @@ export const MODES = [
   "view",
   "graph",
   "render",
+  "context",
+  "answer",
 ] as const;
 
 export type ModeName = (typeof MODES)[number];
@@ -142,6 +149,15 @@ export function requestMakers(
     render: (random) => ({
       path: "/artifacts/support_brief/render",
       body: { customer: entities.customer(random), question: q(random) },
+    }),
+    context: (random) => ({
+      method: "GET",
+      path: "/context",
+      body: { entity: entities.customer(random), task: q(random) },
+    }),
+    answer: (random) => ({
+      path: "/answer",
+      body: { question: q(random), entities: [entities.customer(random)] },
     }),
   };
 }

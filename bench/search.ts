@@ -29,6 +29,13 @@ export interface ModeFigures {
 }
 
 const WARMUP = 10;
+
+interface Found {
+  hits?: unknown[];
+  manifest?: { record_ids: unknown[] };
+  input_record_ids?: unknown[];
+  input_ids?: unknown[];
+}
 const round = (x: number) => Math.round(x * 100) / 100;
 
 function requests(make: (random: () => number) => Request, seed: number, label: string, n: number) {
@@ -53,13 +60,18 @@ export async function measureSearch(
     // outcome (counted as an error), while a 4xx means the bench sent a bad request and aborts.
     const send = async (request: Request): Promise<number | undefined> => {
       try {
-        // Searches and views answer hits; an artifact render, the records in its manifest.
-        const body = await api.post<{ hits?: unknown[]; manifest?: { record_ids: unknown[] } }>(
-          key,
-          request.path,
-          request.body,
+        // Searches and views answer hits; an artifact render, the records in its manifest; a
+        // context its input_record_ids; an answer its input_ids.
+        const body = await (request.method === "GET"
+          ? api.get<Found>(key, request.path, request.body)
+          : api.post<Found>(key, request.path, request.body));
+        return (
+          body.hits?.length ??
+          body.manifest?.record_ids.length ??
+          body.input_record_ids?.length ??
+          body.input_ids?.length ??
+          0
         );
-        return body.hits?.length ?? body.manifest?.record_ids.length ?? 0;
       } catch (error) {
         if (!(error instanceof HttpError) || error.status < 500) throw error;
         firstError ??= error.message;

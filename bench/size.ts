@@ -3,6 +3,7 @@
 //   node --import tsx bench/size.ts <records> <result.json> <options json>
 import { writeFile } from "node:fs/promises";
 import { storageLayout } from "../src/platform/db/index.js";
+import { startAnswerModel } from "./answer-model.js";
 import { Api } from "./clients.js";
 import { generateCorpus, type WriteRow } from "./corpus.js";
 import { measureErase } from "./erase.js";
@@ -97,6 +98,7 @@ try {
   // Planner statistics as a settled system has them (server: autovacuum; PGlite: the app's own
   // re-ANALYZE after growth), taken now so every search plan sees the whole corpus.
   await system.db.exec("ANALYZE");
+  const answerModel = options.modes.includes("answer") ? await startAnswerModel(api, main.key) : undefined;
   log(`search: ${options.requests} requests or ${options.seconds} s per configuration`);
   const search = await measureSearch(
     system,
@@ -111,6 +113,7 @@ try {
     },
     log,
   );
+  await answerModel?.close();
   const erase = options.erase
     ? await measureErase(system, api, main.key, vocabulary, { seed: options.seed, records }, log)
     : undefined;

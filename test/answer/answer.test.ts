@@ -334,6 +334,50 @@ describe("POST /answer", () => {
     expect(named.statusCode, named.body).toBe(200);
   });
 
+  it("refuses save without a syntheses collection (422, no model call)", async () => {
+    const ws = await workspace(
+      "no-syntheses",
+      await stubCatalog(stub.baseUrl, (files) => {
+        const collections = files["collections/support.yaml"] as string;
+        const start = collections.indexOf("  - name: syntheses");
+        const end = collections.indexOf("  - name: learning_signals");
+        files["collections/support.yaml"] = collections.slice(0, start) + collections.slice(end);
+        files["packages/support.yaml"] = (files["packages/support.yaml"] as string).replace(
+          "  - syntheses@1\n",
+          "",
+        );
+        files["processors/enrichment.yaml"] = (files["processors/enrichment.yaml"] as string).replace(
+          "pages, syntheses]",
+          "pages]",
+        );
+      }),
+    );
+    const res = await ask({ question: "q", save: true }, ws.headers);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().errors[0].path).toBe("save");
+    expect(chats()).toHaveLength(0);
+  });
+
+  it("uses defaults.derivation when conf/models.yaml names no defaults.answer", async () => {
+    const ws = await workspace(
+      "derivation-default",
+      await stubCatalog(stub.baseUrl, (files) => {
+        files["conf/models.yaml"] = (files["conf/models.yaml"] as string)
+          .replace("  answer: answerer\n", "")
+          .replace("derivation: chat", "derivation: answerer");
+      }),
+    );
+    await write(ws.headers, [
+      { collection: "customer_events", entity: "d1", type: "ticket", text: "Card declined" },
+    ]);
+    await enrichAll(t.db, ws.id);
+    stub.handle("chat", citing(1));
+    const res = await ask({ question: "card declined" }, ws.headers);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(chats()).toHaveLength(1);
+    expect(res.json().citations).toHaveLength(1);
+  });
+
   it("fails with 502 answer_model under the fake provider", async () => {
     const ws = await workspace("fake", await exampleRequest());
     const res = await ask({ question: "card declined" }, ws.headers);
