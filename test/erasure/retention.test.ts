@@ -52,7 +52,9 @@ describe("retention", () => {
     live = await h.write([fact("live", "First value")]);
     live.push(...(await h.write([fact("live", "", { tombstone: true })])));
     live.push(...(await h.write([fact("live", "Back again")])));
-    t0 = Date.now();
+    // The next 12:00 UTC: the policy's 03:00 ticks then fall between whole days of the test's
+    // clock, never inside a fraction of one (a wall-clock t0 made day 45.1 cross a tick at night).
+    t0 = Math.ceil((Date.now() - 12 * 3_600_000) / DAY) * DAY + 12 * 3_600_000;
   });
   afterAll(() => h.close());
 
