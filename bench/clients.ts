@@ -10,7 +10,7 @@ export class HttpError extends Error {
     readonly body: string,
     path: string,
   ) {
-    super(`POST ${path} answered ${status}: ${body.slice(0, 4000)}`);
+    super(`${path} answered ${status}: ${body.slice(0, 4000)}`);
   }
 }
 
@@ -34,6 +34,19 @@ export class Api {
       path,
       headers: { ...headers, authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new HttpError(res.statusCode, text, path);
+    return JSON.parse(text) as T;
+  }
+
+  /** GETs path?query with a workspace key; anything but 200 aborts like post. */
+  async get<T = unknown>(key: string, path: string, query: Record<string, unknown>): Promise<T> {
+    const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]));
+    const res = await this.pool.request({
+      method: "GET",
+      path: `${path}?${search}`,
+      headers: { authorization: `Bearer ${key}` },
     });
     const text = await res.body.text();
     if (res.statusCode !== 200) throw new HttpError(res.statusCode, text, path);

@@ -9,6 +9,8 @@ import { between, pick, type Random } from "./random.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export interface Request {
+  /** GET sends body as the query string. */
+  method?: "GET";
   path: string;
   body: Record<string, unknown>;
   headers?: Record<string, string>;
@@ -16,8 +18,11 @@ export interface Request {
 
 /**
  * Every mode, in report order. `graph` (the topic_graph view) is an extra beyond issue 7's list;
- * `render` is the example support_brief artifact for one customer (issue 15); `mcp` is the
- * same requests as `view`, sent as MCP tools/call of the customer_history tool (issue 18).
+ * `render` is the example support_brief artifact for one customer (issue 15); `context` is
+ * GET /context for one customer with a task, and `answer` POST /answer about one customer
+ * against a local model that answers at once (bench/answer-model.ts): the answer path's own
+ * overhead (issue 16); `mcp` is the same requests as `view`, sent as MCP tools/call of
+ * the customer_history tool (issue 18).
  */
 export const MODES = [
   "text",
@@ -34,6 +39,8 @@ export const MODES = [
   "view",
   "graph",
   "render",
+  "context",
+  "answer",
   "mcp",
 ] as const;
 
@@ -178,6 +185,15 @@ export function requestMakers(
     render: (random) => ({
       path: "/artifacts/support_brief/render",
       body: { customer: entities.customer(random), question: q(random) },
+    }),
+    context: (random) => ({
+      method: "GET",
+      path: "/context",
+      body: { entity: entities.customer(random), task: q(random) },
+    }),
+    answer: (random) => ({
+      path: "/answer",
+      body: { question: q(random), entities: [entities.customer(random)] },
     }),
     mcp: (random) => toolCall("customer_history", view(random)),
   };

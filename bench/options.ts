@@ -21,7 +21,11 @@ export interface Options {
   words: number;
   zipf: number;
   modes: ModeName[];
+  /** The erasure figure (bench/erase.ts), chosen with the mode name `erase`. */
+  erase: boolean;
 }
+
+const ERASE_MODE = "erase";
 
 const HELP = `npm run bench -- [flags]
   --records 10000,100000  corpus sizes (main workspace rows); each in a fresh database
@@ -33,7 +37,9 @@ const HELP = `npm run bench -- [flags]
   --single 2000           rows written one per request (batch-of-1 figure)
   --noise 0.2             rows of each of 2 noise workspaces, share of the main one
   --words 5000            vocabulary size (Zipf-distributed)
-  --modes text,vector,... modes to measure (default all: ${MODES.join(", ")})
+  --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
+                          erase: one entity of 10k records and its derived closure erased,
+                          search p50 before and after
 Uses DATABASE_URL when set (a scratch database is created and dropped), else in-memory PGlite.`;
 
 function positive(name: string, value: string | undefined, fallback: number): number {
@@ -74,7 +80,8 @@ export function parseOptions(argv: string[]): Options {
   const records = (values.records ?? (quick ? "2000" : "10000,100000"))
     .split(",")
     .map((s) => Math.trunc(positive("records", s.trim(), 0)));
-  const modes = (values.modes?.split(",") ?? MODES).map((m) => m.trim());
+  const chosen = (values.modes?.split(",") ?? [...MODES, ERASE_MODE]).map((m) => m.trim());
+  const modes = chosen.filter((m) => m !== ERASE_MODE);
   for (const mode of modes) {
     if (!(MODES as readonly string[]).includes(mode))
       throw new Error(`unknown mode ${mode}; known: ${MODES.join(", ")}`);
@@ -93,5 +100,6 @@ export function parseOptions(argv: string[]): Options {
     words: Math.trunc(positive("words", values.words, 5000)),
     zipf: 1.07,
     modes: modes as ModeName[],
+    erase: chosen.includes(ERASE_MODE),
   };
 }

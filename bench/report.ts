@@ -1,6 +1,7 @@
 // Tables of a bench run (Markdown, readable on a terminal too) and the machine description.
 import os from "node:os";
 import type { Latency } from "./clients.js";
+import type { EraseFigures } from "./erase.js";
 import type { Throughput } from "./ingest.js";
 import { MODES, type ModeName } from "./modes.js";
 import type { ModeFigures } from "./search.js";
@@ -18,6 +19,7 @@ export interface SizeResult {
     write_to_ready: Throughput;
   };
   search: Partial<Record<ModeName, ModeFigures>>;
+  erase?: EraseFigures;
   peak_rss_mib: number;
   database_mib: number;
   seconds: number;
@@ -142,6 +144,24 @@ export function slowestTable(size: SizeResult): string {
   ].join("\n");
 }
 
+/** The erasure of one entity and its closure, and search p50 before and after. */
+export function eraseTable(size: SizeResult): string {
+  const e = size.erase;
+  if (!e) return "";
+  const modes = Object.keys(e.search_p50_before) as ModeName[];
+  return [
+    `Erasure at ${size.records} records: one entity of ${e.entity_records} records and ${e.derived_records} derived records (two levels, other entities): ${e.deleted} deleted in ${fmt(e.erase_ms)} ms`,
+    "",
+    table(
+      ["search p50 ms (x1)", ...modes],
+      [
+        ["before", ...modes.map((m) => fmt(e.search_p50_before[m] ?? Number.NaN))],
+        ["after", ...modes.map((m) => fmt(e.search_p50_after[m] ?? Number.NaN))],
+      ],
+    ),
+  ].join("\n");
+}
+
 /** Everything of one database's run, as Markdown. */
 export function report(run: {
   db: string;
@@ -169,6 +189,8 @@ export function report(run: {
       searchTable(size),
       "",
       slowestTable(size),
+      "",
+      eraseTable(size),
     );
   }
   return parts.join("\n");

@@ -30,20 +30,23 @@ export interface ModeFigures {
 
 const WARMUP = 10;
 
-interface Answer {
+interface Found {
   hits?: unknown[];
   manifest?: { record_ids: unknown[] };
+  input_record_ids?: unknown[];
+  input_ids?: unknown[];
 }
 
 /** The tool result inside a JSON-RPC reply; a tool refusal is a bad bench request. */
-function mcpResult(reply: unknown, request: Request): Answer {
-  if (request.path !== "/mcp") return reply as Answer;
-  const result = (reply as { result?: { isError?: boolean; structuredContent?: Answer } }).result;
+function mcpResult(reply: unknown, request: Request): Found {
+  if (request.path !== "/mcp") return reply as Found;
+  const result = (reply as { result?: { isError?: boolean; structuredContent?: Found } }).result;
   if (!result?.structuredContent || result.isError) {
     throw new Error(`tools/call failed: ${JSON.stringify(reply).slice(0, 2000)}`);
   }
   return result.structuredContent;
 }
+
 const round = (x: number) => Math.round(x * 100) / 100;
 
 function requests(make: (random: () => number) => Request, seed: number, label: string, n: number) {
@@ -68,11 +71,20 @@ export async function measureSearch(
     // outcome (counted as an error), while a 4xx means the bench sent a bad request and aborts.
     const send = async (request: Request): Promise<number | undefined> => {
       try {
-        // Searches and views answer hits; an artifact render, the records in its manifest; an MCP
-        // tools/call, the view's hits as structuredContent (an isError result aborts the run).
-        const reply = await api.post<Answer>(key, request.path, request.body, request.headers);
+        // Searches and views answer hits; an artifact render, the records in its manifest; a
+        // context its input_record_ids; an answer its input_ids; an MCP tools/call, the view's
+        // hits as structuredContent (an isError result aborts the run).
+        const reply = await (request.method === "GET"
+          ? api.get<Found>(key, request.path, request.body)
+          : api.post<Found>(key, request.path, request.body, request.headers));
         const body = mcpResult(reply, request);
-        return body.hits?.length ?? body.manifest?.record_ids.length ?? 0;
+        return (
+          body.hits?.length ??
+          body.manifest?.record_ids.length ??
+          body.input_record_ids?.length ??
+          body.input_ids?.length ??
+          0
+        );
       } catch (error) {
         if (!(error instanceof HttpError) || error.status < 500) throw error;
         firstError ??= error.message;

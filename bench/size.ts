@@ -3,8 +3,10 @@
 //   node --import tsx bench/size.ts <records> <result.json> <options json>
 import { writeFile } from "node:fs/promises";
 import { storageLayout } from "../src/platform/db/index.js";
+import { startAnswerModel } from "./answer-model.js";
 import { Api } from "./clients.js";
 import { generateCorpus, type WriteRow } from "./corpus.js";
+import { measureErase } from "./erase.js";
 import { drainBacklog, type Throughput, writeRows, writeToReady } from "./ingest.js";
 import type { Options } from "./options.js";
 import { measureSearch } from "./search.js";
@@ -96,6 +98,7 @@ try {
   // Planner statistics as a settled system has them (server: autovacuum; PGlite: the app's own
   // re-ANALYZE after growth), taken now so every search plan sees the whole corpus.
   await system.db.exec("ANALYZE");
+  const answerModel = options.modes.includes("answer") ? await startAnswerModel(api, main.key) : undefined;
   log(`search: ${options.requests} requests or ${options.seconds} s per configuration`);
   const search = await measureSearch(
     system,
@@ -110,6 +113,10 @@ try {
     },
     log,
   );
+  await answerModel?.close();
+  const erase = options.erase
+    ? await measureErase(system, api, main.key, vocabulary, { seed: options.seed, records }, log)
+    : undefined;
   const result = {
     records,
     server_version: await serverVersion(system.db),
@@ -122,6 +129,7 @@ try {
     },
     ingest: { batch_100: batch100, batch_1: batch1, enrich_backlog: backlog, write_to_ready: ready },
     search,
+    erase,
     peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
     database_mib: Math.round((await databaseBytes(system.db)) / 2 ** 20),
     seconds: Math.round((performance.now() - began) / 1000),

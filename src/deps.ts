@@ -4,6 +4,7 @@ import { purgeExpiredUses } from "./artifacts/index.js";
 import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { DERIVE_JOB, deriveHandler, fireReadyTriggers, runCronTriggers } from "./derivations/index.js";
+import { INDEX_DELETE_JOB, indexDeleteHandler } from "./erasure/index.js";
 import { createModels, loadFakeScript, type Models } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
 import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
@@ -12,6 +13,8 @@ import { spaceIndexes } from "./records/embedding-index.js";
 import { enrichHandler } from "./records/enrich.js";
 import { ENRICH_JOB, onRecordsReady } from "./records/index.js";
 import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
+import { runRetention } from "./retention/index.js";
+import { fieldIndexes } from "./search/field-indexes.js";
 import type { JobHandler, PeriodicTask } from "./worker/runner.js";
 
 // Records turning ready fire the derivations' write and accumulator triggers (the records module
@@ -24,6 +27,7 @@ export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows"
     db,
     stored: storedContracts,
     spaces: spaceIndexes(db),
+    fields: fieldIndexes(),
     verifyMaxRows: config.additiveVerifyMaxRows,
   };
 }
@@ -54,6 +58,7 @@ export async function workerHandlers(config: Config): Promise<Record<string, Job
     [BACKFILL_JOB]: backfillHandler({ ...enrich, batch: config.backfillBatch }),
     [REINDEX_JOB]: reindexHandler,
     [DERIVE_JOB]: deriveHandler({ models: enrich.models }),
+    [INDEX_DELETE_JOB]: indexDeleteHandler,
   };
 }
 
@@ -64,7 +69,9 @@ const CRON_CHECK_MS = 15_000;
 const USE_PURGE_MS = 60_000;
 
 /** Work the worker does on its clock. */
-export function periodicTasks(config: Pick<Config, "artifactUsePurgeBatch">): PeriodicTask[] {
+export function periodicTasks(
+  config: Pick<Config, "artifactUsePurgeBatch" | "eraseMaxRecords">,
+): PeriodicTask[] {
   return [
     {
       name: "cron triggers",
@@ -75,6 +82,12 @@ export function periodicTasks(config: Pick<Config, "artifactUsePurgeBatch">): Pe
       name: "artifact use purge",
       everyMs: USE_PURGE_MS,
       run: async (ctx) => void (await purgeExpiredUses(ctx.db, config.artifactUsePurgeBatch)),
+    },
+    {
+      // Retention policies run on their own cron; this is how often their ticks are looked for.
+      name: "retention",
+      everyMs: CRON_CHECK_MS,
+      run: async (ctx) => void (await runRetention(ctx.db, { maxRecords: config.eraseMaxRecords })),
     },
   ];
 }

@@ -28,3 +28,19 @@ export const GET_USE = `
 export const PURGE_USES = `
   DELETE FROM artifact_uses WHERE (workspace_id, id) IN (
     SELECT workspace_id, id FROM artifact_uses WHERE expires_at <= now() ORDER BY expires_at LIMIT $1)`;
+
+/**
+ * Erasure: learning targets forget erased heads (feedback would otherwise cite records that no
+ * longer exist); a target left without heads becomes null, as for a render that read none.
+ */
+export const FORGET_TARGET_HEADS = `
+  UPDATE artifact_uses u SET learning_target = CASE WHEN kept.heads = '[]'::jsonb THEN NULL
+    ELSE jsonb_set(u.learning_target, '{heads}', kept.heads) END
+  FROM (
+    SELECT a.workspace_id, a.id, COALESCE(jsonb_agg(h.head) FILTER (WHERE NOT ((h.head->>'record_id')::uuid = ANY($2::uuid[]))), '[]'::jsonb) AS heads
+    FROM artifact_uses a CROSS JOIN LATERAL jsonb_array_elements(a.learning_target->'heads') AS h(head)
+    WHERE a.workspace_id = $1 AND a.learning_target IS NOT NULL
+    GROUP BY a.workspace_id, a.id
+    HAVING bool_or((h.head->>'record_id')::uuid = ANY($2::uuid[]))
+  ) kept
+  WHERE u.workspace_id = kept.workspace_id AND u.id = kept.id`;

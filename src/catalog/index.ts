@@ -20,6 +20,7 @@ export {
   describeCatalog,
   dryRunPublish,
   type EmbeddingSpace,
+  type FieldIndexes,
   type InstalledCatalog,
   installedCompatibility,
   type PublishRequest,

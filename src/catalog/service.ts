@@ -10,6 +10,7 @@ import {
 import { type LoadedCatalog, loadCatalog } from "./load.js";
 import { pruneReport } from "./prune.js";
 import * as sql from "./sql.js";
+import type { CollectionDef } from "./types.js";
 
 export interface PublishRequest {
   package: string;
@@ -36,11 +37,17 @@ export interface SpaceIndexes {
   prepare(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void>;
 }
 
+/** The search side of declared fields: indexes for the sorts and filters a catalog declares. */
+export interface FieldIndexes {
+  prepare(tx: Queryable, collections: CollectionDef[]): Promise<void>;
+}
+
 /** What catalog operations need beyond the database: the stored records' side. */
 export interface CatalogDeps {
   db: Db;
   stored: StoredContracts;
   spaces: SpaceIndexes;
+  fields: FieldIndexes;
   /** ADDITIVE_VERIFY_MAX_ROWS */
   verifyMaxRows: number;
 }
@@ -140,6 +147,10 @@ export async function publishCatalog(
     }
     await checkSpaceCutover(tx, workspace.id, deps.stored, loaded, current);
     await deps.spaces.prepare(tx, embeddingSpaces(loaded));
+    await deps.fields.prepare(
+      tx,
+      [...loaded.index.collections.values()].map((entry) => entry.def),
+    );
     let moved = 0;
     for (const move of moves)
       moved += await deps.stored.moveForward(tx, workspace.id, move.group, move.toHash);

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../version.js";
 import { catalogCommand } from "./catalog.js";
+import { eraseCommand } from "./erase.js";
 import { mcpCommand } from "./mcp.js";
 import { migrateCommand } from "./migrate.js";
 import { runCommand } from "./run.js";
@@ -19,5 +20,6 @@ program.addCommand(migrateCommand());
 program.addCommand(workspaceCommand());
 program.addCommand(catalogCommand());
 program.addCommand(mcpCommand());
+program.addCommand(eraseCommand());
 
 await runCommand(() => program.parseAsync(process.argv));

@@ -4,7 +4,8 @@ import type { Db } from "../platform/db/index.js";
 import { createWorkspace, listWorkspaces } from "../workspaces/index.js";
 import { commandContext } from "./run.js";
 
-async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
+/** Opens (and migrates) the configured database for one operator command, then closes it. */
+export async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
   const { config, log } = commandContext();
   const db = await openMigratedDatabase(config, log);
   try {

@@ -24,6 +24,8 @@ export interface Config {
   additiveVerifyMaxRows: number;
   maxFeedbackCommentChars: number;
   maxFeedbackEvidenceChars: number;
+  /** Most records one erasure may remove (its derived closure included). */
+  eraseMaxRecords: number;
   testDatabase: boolean;
   /** A YAML map of task id (or sha256:<prompt hash>) to output for the fake model provider. */
   fakeModelScript: string;
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     additiveVerifyMaxRows: int(env, "ADDITIVE_VERIFY_MAX_ROWS", 50_000, 0),
     maxFeedbackCommentChars: int(env, "MAX_FEEDBACK_COMMENT_CHARS", 4000, 1),
     maxFeedbackEvidenceChars: int(env, "MAX_FEEDBACK_EVIDENCE_CHARS", 16_000, 1),
+    eraseMaxRecords: int(env, "ERASE_MAX_RECORDS", 100_000, 1),
     testDatabase: bool(env, "TEST_DATABASE", false),
     fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT") ?? DEFAULT_FAKE_MODEL_SCRIPT,
     workerLeaseSeconds: int(env, "WORKER_LEASE_SECONDS", 60, 1, 3600),

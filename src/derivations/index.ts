@@ -1,4 +1,5 @@
 export { type FreshnessEntry, readFreshness } from "./freshness.js";
+export { holdOffDerivations } from "./hold-off.js";
 export { DERIVE_JOB, deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
 export { type DeriveOptions, deriveHandler } from "./run.js";
 export { getRun, listRuns, type RunsQuery } from "./runs.js";

@@ -171,3 +171,20 @@ export const DRAFTS_OF_RUN = `
     citations, derived_from, occurred_at
   FROM records WHERE workspace_id = $1 AND run_id = $2 AND status = 'draft'
   ORDER BY seq`;
+
+/** Erasure: a run in flight for these entities commits nothing (its commit sees a new generation). */
+export const HOLD_OFF_STATE = `
+  UPDATE derivation_state SET generation = generation + 1, updated_at = now()
+  WHERE workspace_id = $1 AND entity = ANY($2::text[])`;
+
+/** Erasure of a whole entity: its pairs start over as if never run (the generation stays bumped). */
+export const FORGET_STATE = `
+  UPDATE derivation_state SET watermark_seq = 0, source_hash = NULL, last_run_id = NULL, last_queued_at = NULL
+  WHERE workspace_id = $1 AND entity = $2`;
+
+export const FORGET_RUNS = "DELETE FROM runs WHERE workspace_id = $1 AND entity = $2";
+
+/** Erasure: queued derivation jobs of these entities are cancelled. */
+export const CANCEL_QUEUED = `
+  UPDATE jobs SET state = 'cancelled', finished_at = now(), updated_at = now(), last_error = $4
+  WHERE workspace_id = $1 AND kind = $2 AND state = 'queued' AND payload->>'entity' = ANY($3::text[])`;

@@ -19,6 +19,7 @@ import { catalogRoutes } from "./routes/catalog.js";
 import { contextRoutes } from "./routes/context.js";
 import { derivationRoutes } from "./routes/derivations.js";
 import { discoveryRoutes } from "./routes/discovery.js";
+import { eraseRoutes } from "./routes/erase.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -126,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);
+  eraseRoutes(app, deps.db, deps.config);
   // Search, views and everything that runs them (artifact view blocks) read with these.
   const searchDeps = {
     db: deps.db,

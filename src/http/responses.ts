@@ -246,6 +246,10 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
     status: 200,
     schema: shape({ mode: str, target_count: int, enqueued_jobs: int }),
   },
+  "POST /erase": {
+    status: 200,
+    schema: shape({ audit_id: uuid, deleted: int, affected_entities: int, index_delete_job_id: uuid }),
+  },
   "GET /jobs/:id": { status: 200, schema: job },
   "POST /jobs/:id/retry": { status: 200, schema: job },
   ...DERIVATION_RESPONSES,

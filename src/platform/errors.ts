@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   cursor_regression: 409,
   workspace_exists: 409,
   job_not_retryable: 409,
+  erase_too_large: 409,
   artifact_use_expired: 410,
   payload_too_large: 413,
   uri_too_long: 414,

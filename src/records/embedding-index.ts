@@ -5,7 +5,7 @@
 // expression and repeats the index's predicate (space and vector_dims). Without pgvector the
 // column is real[] and searches scan exactly; there is nothing to index.
 import type { EmbeddingSpace, SpaceIndexes } from "../catalog/index.js";
-import type { Db, Queryable } from "../platform/db/index.js";
+import { type Db, type Queryable, sqlLiteral } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
 
 /** The typed vector expression the index of a space is built over. */
@@ -15,13 +15,7 @@ export function spaceVectorSql(column: string, dimensions: number): string {
 
 /** The partial-index predicate of a space; a query must repeat it for the planner to use the index. */
 export function spacePredicateSql(alias: string, space: string, dimensions: number): string {
-  return `${alias}.space = ${literal(space)} AND vector_dims(${alias}.embedding) = ${Math.trunc(dimensions)}`;
-}
-
-// DDL and partial-index predicates take no parameters: the space name is written as a literal
-// (standard_conforming_strings is on in every supported server, so doubling quotes suffices).
-function literal(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
+  return `${alias}.space = ${sqlLiteral(space)} AND vector_dims(${alias}.embedding) = ${Math.trunc(dimensions)}`;
 }
 
 function indexName(space: EmbeddingSpace): string {

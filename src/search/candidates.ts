@@ -121,7 +121,7 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   return run(
     input.db,
     `SELECT ${CANDIDATE_COLUMNS} FROM records r WHERE ${where}
-     ORDER BY ${orderSql(params, input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
+     ORDER BY ${orderSql(input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
     params,
   );
 }

@@ -1,8 +1,9 @@
 // SQL of search: candidate proposals per mode with every visibility rule and filter applied
 // against the records table itself (the system of record), so nothing is re-checked later.
 import type { FieldCondition, OrderBy, SearchPart } from "../catalog/search-spec.js";
-import type { CollectionDef } from "../catalog/types.js";
+import type { CollectionDef, FieldDecl } from "../catalog/types.js";
 import { SYSTEM_COLLECTION } from "../records/index.js";
+import { collectionVersionSql, fieldValueSql, jsonAt } from "./field-sql.js";
 
 export class Params {
   readonly values: unknown[] = [];
@@ -16,25 +17,13 @@ export class Params {
 export const CANDIDATE_COLUMNS = `r.id, r.seq, r.collection, r.collection_version, r.entity, r.type, r.key, r.status,
   r.depth, r.run_id, r.text, r.content, r.scores, r.annotations, r.occurred_at, r.created_at, r.last_accessed`;
 
-/** The declared path of a field, as a Postgres text[] path literal parameter. */
-function pathParam(params: Params, path: string): string {
-  return `${params.add(path.split("."))}::text[]`;
-}
-
-function numberAt(json: string): string {
-  return `(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json} #>> '{}')::numeric END)`;
-}
-
-function timeAt(json: string): string {
-  return `(CASE WHEN jsonb_typeof(${json}) = 'string' AND (${json} #>> '{}') ~ '^\\d{4}-\\d{2}-\\d{2}T' THEN (${json} #>> '{}')::timestamptz END)`;
-}
-
-function conditionSql(params: Params, json: string, type: string, condition: FieldCondition): string[] {
+function conditionSql(params: Params, field: FieldDecl, condition: FieldCondition): string[] {
   const out: string[] = [];
+  const json = jsonAt("r.", field.path);
+  const cast = field.type === "datetime" ? "timestamptz" : "numeric";
+  // The same expression as the field's index (field-indexes.ts), so a range can walk it.
   const compare = (op: string, value: unknown) =>
-    type === "datetime"
-      ? `${timeAt(json)} ${op} ${params.add(value)}::timestamptz`
-      : `${numberAt(json)} ${op} ${params.add(value)}::numeric`;
+    `${fieldValueSql("r.", field)} ${op} ${params.add(value)}::${cast}`;
   if (condition.eq !== undefined) out.push(`${json} = ${params.add(JSON.stringify(condition.eq))}::jsonb`);
   if (condition.in !== undefined) {
     out.push(`${json} IN (SELECT jsonb_array_elements(${params.add(JSON.stringify(condition.in))}::jsonb))`);
@@ -61,6 +50,16 @@ function conditionSql(params: Params, json: string, type: string, condition: Fie
 }
 
 /**
+ * The collection versions in scope. One version is written as equalities, which the partial
+ * indexes of declared fields (src/search/field-indexes.ts) are predicated on.
+ */
+function targetsSql(params: Params, targets: SearchPart["targets"]): string {
+  const [only, ...others] = targets;
+  if (only && others.length === 0) return collectionVersionSql("r.", only.name, only.version);
+  return `(r.collection, r.collection_version) IN (SELECT * FROM unnest(${params.add(targets.map((t) => t.name))}::text[], ${params.add(targets.map((t) => t.version))}::int[]))`;
+}
+
+/**
  * Visibility and filters of one search: the caller's workspace, ready, not a tombstone, not a
  * retracted slot, the collection versions in scope, status, keyed, current-ness (decided on
  * heads, before readiness: a newer unready value hides the older one), entities, types, strict
@@ -78,7 +77,8 @@ export function filterSql(
     "r.ready",
     "NOT r.tombstone",
     `r.collection <> ${params.add(SYSTEM_COLLECTION)}`,
-    `(r.collection, r.collection_version) IN (SELECT * FROM unnest(${params.add(part.targets.map((t) => t.name))}::text[], ${params.add(part.targets.map((t) => t.version))}::int[]))`,
+    targetsSql(params, part.targets),
+    // Answered by the small partial index of tombstoned heads (migration 0014).
     `NOT EXISTS (SELECT 1 FROM heads t WHERE t.workspace_id = r.workspace_id AND t.entity = r.entity AND t.collection = r.collection
        AND t.key = r.key AND t.status = r.status AND t.tombstone)`,
   ];
@@ -86,18 +86,21 @@ export function filterSql(
   if (scope.keyed === true) out.push("r.key IS NOT NULL");
   if (scope.keyed === false) out.push("r.key IS NULL");
   if (scope.versions === "current") {
-    out.push(`(r.key IS NULL OR EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
-       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status AND h.record_id = r.id))`);
+    // A scalar subquery is one primary-key probe of heads per keyed row; an EXISTS under the OR
+    // became a hashed SubPlan that read every head of every workspace first.
+    out.push(`(r.key IS NULL OR (SELECT h.record_id FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
+       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status) = r.id)`);
   }
-  if (scope.entities) out.push(`r.entity = ANY(${params.add(scope.entities)}::text[])`);
+  if (scope.entities?.length === 1) {
+    // Equality, not = ANY: PostgreSQL 15 walks (workspace, entity, occurred_at) in order only then.
+    out.push(`r.entity = ${params.add(scope.entities[0])}`);
+  } else if (scope.entities) out.push(`r.entity = ANY(${params.add(scope.entities)}::text[])`);
   if (scope.types) out.push(`r.type = ANY(${params.add(scope.types)}::text[])`);
   if (scope.occurred_after) out.push(`r.occurred_at > ${params.add(scope.occurred_after)}::timestamptz`);
   if (scope.occurred_before) out.push(`r.occurred_at < ${params.add(scope.occurred_before)}::timestamptz`);
   if (scope.depth_lte !== undefined) out.push(`r.depth <= ${params.add(scope.depth_lte)}`);
   for (const [field, condition] of Object.entries(part.where)) {
-    const declaration = declarationOf(declarations, part, field);
-    const json = `(r.content #> ${pathParam(params, declaration.path)})`;
-    out.push(...conditionSql(params, json, declaration.type, condition));
+    out.push(...conditionSql(params, declarationOf(declarations, part, field), condition));
   }
   return out.join("\n  AND ");
 }
@@ -113,20 +116,12 @@ function declarationOf(declarations: Map<string, CollectionDef>, part: SearchPar
 
 /** ORDER BY of structured mode: declared sortable fields, then newest first for stability. */
 export function orderSql(
-  params: Params,
   part: SearchPart,
   declarations: Map<string, CollectionDef>,
   orderBy: OrderBy[],
 ): string {
   const keys = orderBy.map((order) => {
-    const declaration = declarationOf(declarations, part, order.field);
-    const json = `(r.content #> ${pathParam(params, declaration.path)})`;
-    const value =
-      declaration.type === "number" || declaration.type === "integer"
-        ? numberAt(json)
-        : declaration.type === "datetime"
-          ? timeAt(json)
-          : `(${json} #>> '{}')`;
+    const value = fieldValueSql("r.", declarationOf(declarations, part, order.field));
     return `${value} ${order.direction === "desc" ? "DESC" : "ASC"} NULLS LAST`;
   });
   return [...keys, "r.seq DESC"].join(", ");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashJson } from "../../src/platform/hash.js";
-import { stubCatalog } from "../support/answer-catalog.js";
+import { citing, shownIds, stubCatalog, USAGE, userText } from "../support/answer-stub.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import {
@@ -11,30 +11,6 @@ import {
   startOpenAIStub,
 } from "../support/openai-stub.js";
 import { enrichAll } from "../support/worker.js";
-
-const ID = /\[([0-9a-f-]{36})\]/g;
-const USAGE = { usage: { prompt_tokens: 50, completion_tokens: 9 } };
-
-function userText(request: StubRequest): string {
-  return request.body.messages.find((m: { role: string }) => m.role === "user")?.content ?? "";
-}
-
-function shownIds(request: StubRequest): string[] {
-  return [...userText(request).matchAll(ID)].map((m) => m[1] as string);
-}
-
-/** A reply citing the first `n` ids the request showed. */
-function citing(n = 1, extra = USAGE) {
-  return (request: StubRequest) =>
-    chatReply(
-      JSON.stringify({
-        answer: "The card was declined.",
-        citations: shownIds(request).slice(0, n),
-        gaps: [],
-      }),
-      extra,
-    );
-}
 
 describe("POST /answer", () => {
   let stub: OpenAIStub;
@@ -356,6 +332,50 @@ describe("POST /answer", () => {
     expect(ambiguous.json().code).toBe("graph_ambiguous");
     const named = await ask({ question: "q", anchor: "billing", graph: "second_graph" }, ws.headers);
     expect(named.statusCode, named.body).toBe(200);
+  });
+
+  it("refuses save without a syntheses collection (422, no model call)", async () => {
+    const ws = await workspace(
+      "no-syntheses",
+      await stubCatalog(stub.baseUrl, (files) => {
+        const collections = files["collections/support.yaml"] as string;
+        const start = collections.indexOf("  - name: syntheses");
+        const end = collections.indexOf("  - name: learning_signals");
+        files["collections/support.yaml"] = collections.slice(0, start) + collections.slice(end);
+        files["packages/support.yaml"] = (files["packages/support.yaml"] as string).replace(
+          "  - syntheses@1\n",
+          "",
+        );
+        files["processors/enrichment.yaml"] = (files["processors/enrichment.yaml"] as string).replace(
+          "pages, syntheses]",
+          "pages]",
+        );
+      }),
+    );
+    const res = await ask({ question: "q", save: true }, ws.headers);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().errors[0].path).toBe("save");
+    expect(chats()).toHaveLength(0);
+  });
+
+  it("uses defaults.derivation when conf/models.yaml names no defaults.answer", async () => {
+    const ws = await workspace(
+      "derivation-default",
+      await stubCatalog(stub.baseUrl, (files) => {
+        files["conf/models.yaml"] = (files["conf/models.yaml"] as string)
+          .replace("  answer: answerer\n", "")
+          .replace("derivation: chat", "derivation: answerer");
+      }),
+    );
+    await write(ws.headers, [
+      { collection: "customer_events", entity: "d1", type: "ticket", text: "Card declined" },
+    ]);
+    await enrichAll(t.db, ws.id);
+    stub.handle("chat", citing(1));
+    const res = await ask({ question: "card declined" }, ws.headers);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(chats()).toHaveLength(1);
+    expect(res.json().citations).toHaveLength(1);
   });
 
   it("fails with 502 answer_model under the fake provider", async () => {

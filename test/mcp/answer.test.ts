@@ -1,21 +1,14 @@
 // The answer tool: POST /answer's domain function with save forced off, through the official
 // client at both revisions, the model on the local OpenAI stub.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { stubCatalog } from "../support/answer-catalog.js";
+import { citing, stubCatalog } from "../support/answer-stub.js";
 import { type McpHarness, mcpHarness, REVISIONS } from "../support/mcp.js";
-import { chatReply, type OpenAIStub, type StubRequest, startOpenAIStub } from "../support/openai-stub.js";
+import { chatReply, type OpenAIStub, startOpenAIStub } from "../support/openai-stub.js";
 import { enrichAll } from "../support/worker.js";
 
 let stub: OpenAIStub;
 let h: McpHarness;
 let declined: string;
-
-/** The model cites the first id it was shown. */
-function citingFirst(request: StubRequest) {
-  const shown = request.body.messages.map((m: { content: string }) => m.content).join("\n");
-  const [, id] = /\[([0-9a-f-]{36})\]/.exec(shown) ?? [];
-  return chatReply(JSON.stringify({ answer: "The card was declined.", citations: [id], gaps: [] }));
-}
 
 beforeAll(async () => {
   stub = await startOpenAIStub();
@@ -41,7 +34,7 @@ afterAll(async () => {
 
 describe.each(REVISIONS)("answer tool at %s", (revision) => {
   it("answers with verified citations and never saves", async () => {
-    stub.handle("chat", citingFirst);
+    stub.handle("chat", citing(1));
     const client = await h.connect(revision);
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === "ask_memory");
@@ -86,7 +79,7 @@ describe.each(REVISIONS)("answer tool at %s", (revision) => {
 
 describe.each(REVISIONS)("a long call at %s", (revision) => {
   it("reports progress on a request-scoped stream when the client asked for it", async () => {
-    stub.handle("chat", (request) => ({ ...citingFirst(request), delayMs: 1500 }));
+    stub.handle("chat", (request) => ({ ...citing(1)(request), delayMs: 1500 }));
     const client = await h.connect(revision);
     const progress: number[] = [];
     const result = await client.callTool(

@@ -164,6 +164,16 @@ describe("conf/models.yaml", () => {
     });
   });
 
+  it("accepts defaults.answer naming a model alias", () => {
+    const files = minimalFiles({
+      "conf/models.yaml": MODELS_YAML.replace("derivation: chat", "derivation: chat\n  answer: chat"),
+    });
+    expect(loadCatalog(files, MINIMAL_PACKAGE).index.models.def.defaults).toEqual({
+      derivation: "chat",
+      answer: "chat",
+    });
+  });
+
   it.each([
     [
       "an unknown adapter",
@@ -235,6 +245,18 @@ describe("conf/models.yaml", () => {
       "a default naming an embedding alias",
       MODELS_YAML.replace("derivation: chat", "derivation: embed"),
       "defaults.derivation",
+      "definition_invalid",
+    ],
+    [
+      "an answer default naming nothing",
+      MODELS_YAML.replace("derivation: chat", "derivation: chat\n  answer: nope"),
+      "defaults.answer",
+      "definition_unresolved",
+    ],
+    [
+      "an answer default naming an embedding alias",
+      MODELS_YAML.replace("derivation: chat", "derivation: chat\n  answer: embed"),
+      "defaults.answer",
       "definition_invalid",
     ],
     ["an unknown top-level key", `${MODELS_YAML}extra: 1\n`, "extra", "definition_invalid"],

@@ -1,4 +1,5 @@
 export { DataDirLockedError } from "./datadir-lock.js";
+export { sqlLiteral, sqlTextArray } from "./literal.js";
 export { loadMigrations, migrate } from "./migrate.js";
 export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";

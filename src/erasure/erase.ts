@@ -1,0 +1,132 @@
+// Erasure (spec "Erasure"; CONVENTIONS.md "Erasure and retention"): one transaction under the
+// workspace's seq lock expands the derived_from closure, holds off derivation work, deletes the
+// records (embeddings, search projection and artifact snapshots go with them), restores keyed
+// predecessors, forgets pending work on them and writes a content-free _system audit. The
+// external-index deletion job is queued after the commit. Irreversible.
+import { forgetErasedHeads } from "../artifacts/index.js";
+import { holdOffDerivations } from "../derivations/index.js";
+import type { Db, Queryable } from "../platform/db/index.js";
+import { sha256Hex } from "../platform/hash.js";
+import { appendSystemRecord, ENRICH_JOB, lockSeq } from "../records/index.js";
+import { enqueue } from "../worker/queue.js";
+import { expandClosure } from "./closure.js";
+import { INDEX_DELETE_JOB } from "./index-delete.js";
+import * as sql from "./sql.js";
+
+/** What one erasure removed (counts only, plus the ids for the index-deletion job). */
+export interface Removal {
+  ids: string[];
+  seeds: number;
+  affectedEntities: number;
+  headsRestored: number;
+  jobsCancelled: number;
+}
+
+/** One erasure: its seeds (read under the lock), and the audit it writes (null: nothing to do). */
+export interface ErasureTarget {
+  seeds(tx: Queryable): Promise<string[]>;
+  /** Set when a whole entity goes: its derivation runs and watermarks go too. */
+  entity?: string;
+  audit(removal: Removal): { type: string; content: Record<string, unknown> } | null;
+}
+
+export interface ErasureResult {
+  audit_id: string;
+  deleted: number;
+  affected_entities: number;
+  index_delete_job_id: string;
+}
+
+interface Slot {
+  entity: string;
+  collection: string;
+  key: string | null;
+  status: string;
+}
+
+/** The keyed slots the removed rows held, once each. */
+function slotsOf(rows: Slot[]): Slot[] {
+  const slots = new Map<string, Slot>();
+  for (const row of rows) {
+    if (row.key !== null) slots.set(JSON.stringify([row.entity, row.collection, row.key, row.status]), row);
+  }
+  return [...slots.values()];
+}
+
+async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget, maxRecords: number) {
+  const seeds = await target.seeds(tx);
+  const ids = await expandClosure(tx, workspaceId, seeds, maxRecords);
+  const { rows } =
+    ids.length > 0 ? await tx.query<Slot>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
+  const entities = [...new Set(rows.map((row) => row.entity))];
+  // An erased entity is held off even when nothing of it was left to delete.
+  const held = target.entity === undefined ? entities : [...new Set([...entities, target.entity])];
+  const jobsCancelled = await holdOffDerivations(tx, workspaceId, {
+    entities: held,
+    forgetEntity: target.entity,
+  });
+  let headsRestored = 0;
+  const slots = slotsOf(rows);
+  if (slots.length > 0) {
+    const dropped = await tx.query<Slot>(sql.DROP_HEADS, [workspaceId, JSON.stringify(slots)]);
+    if (dropped.rows.length > 0) {
+      const restored = await tx.query(sql.RESTORE_HEADS, [workspaceId, JSON.stringify(dropped.rows)]);
+      headsRestored = restored.rowCount;
+    }
+  }
+  if (ids.length > 0) {
+    await tx.query(sql.FORGET_ENRICHMENT, [workspaceId, ENRICH_JOB]);
+    await tx.query(sql.CANCEL_EMPTY_ENRICHMENT, [workspaceId, ENRICH_JOB]);
+    await forgetErasedHeads(tx, workspaceId, ids);
+  }
+  return { ids, seeds: seeds.length, affectedEntities: entities.length, headsRestored, jobsCancelled };
+}
+
+/**
+ * Runs one erasure. Returns null when the target's audit says there was nothing to do (nothing
+ * is written then). A closure over maxRecords throws erase_too_large with nothing removed.
+ */
+export async function eraseTarget(
+  db: Db,
+  workspaceId: string,
+  target: ErasureTarget,
+  maxRecords: number,
+): Promise<ErasureResult | null> {
+  const done = await db.transaction(async (tx) => {
+    await lockSeq(tx, workspaceId);
+    const removal = await remove(tx, workspaceId, target, maxRecords);
+    const audit = target.audit(removal);
+    if (!audit) return null;
+    const auditId = await appendSystemRecord(tx, workspaceId, { entity: AUDIT_ENTITY, ...audit });
+    return { removal, auditId };
+  });
+  if (!done) return null;
+  const job = await db.transaction((tx) =>
+    enqueue(tx, { workspaceId, kind: INDEX_DELETE_JOB, payload: { record_ids: done.removal.ids } }),
+  );
+  return {
+    audit_id: done.auditId,
+    deleted: done.removal.ids.length,
+    affected_entities: done.removal.affectedEntities,
+    index_delete_job_id: job.jobId,
+  };
+}
+
+/** Audits land on this entity: never the erased one, whose name must not survive. */
+export const AUDIT_ENTITY = "workspace";
+
+/** The counts every erasure audit carries. */
+export function removalCounts(removal: Removal) {
+  return {
+    deleted: removal.ids.length,
+    derived: removal.ids.length - removal.seeds,
+    affected_entities: removal.affectedEntities,
+    heads_restored: removal.headsRestored,
+    derivation_jobs_cancelled: removal.jobsCancelled,
+  };
+}
+
+/** One SHA-256 over the sorted lower-case ids: a request can be matched, its ids never read back. */
+export function idsDigest(ids: string[]): string {
+  return sha256Hex([...new Set(ids.map((id) => id.toLowerCase()))].sort().join("\n"));
+}

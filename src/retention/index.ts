@@ -1,0 +1,1 @@
+export { PAGE_SLOTS, type RetentionOptions, runRetention } from "./tick.js";

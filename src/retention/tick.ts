@@ -1,0 +1,101 @@
+// Retention policies of the active package (spec: package manifest "retentions", States
+// "Tombstoned slot"): on each policy's UTC cron, only the latest missed tick runs; it erases
+// slots whose current tombstone is older than after_days (by its server-written created_at),
+// at most max_pages pages of PAGE_SLOTS slots, each page one erasure (closure, hold-off,
+// restored heads) with its own `retention` audit in _system.
+import { activeCatalog } from "../catalog/index.js";
+import type { RetentionPolicy } from "../catalog/types.js";
+import { latestTick } from "../derivations/index.js";
+import { eraseTarget, removalCounts } from "../erasure/index.js";
+import type { Db } from "../platform/db/index.js";
+import * as sql from "./sql.js";
+
+/** Slots per page (CONVENTIONS.md, "Erasure and retention"). */
+export const PAGE_SLOTS = 100;
+
+const DAY_MS = 86_400_000;
+
+export interface RetentionOptions {
+  maxRecords: number;
+  /** The clock; tests move it. */
+  now?: Date;
+}
+
+/** Erases one page of eligible slots; returns how many slots it held. */
+async function erasePage(
+  db: Db,
+  workspaceId: string,
+  policy: RetentionPolicy,
+  context: { tick: Date; page: number; cutoff: Date; maxRecords: number },
+): Promise<number> {
+  const [collection, version] = policy.collection.split("@") as [string, string];
+  let slots = 0;
+  await eraseTarget(
+    db,
+    workspaceId,
+    {
+      async seeds(tx) {
+        const { rows: found } = await tx.query(sql.ELIGIBLE_SLOTS, [
+          workspaceId,
+          collection,
+          Number(version),
+          context.cutoff,
+          PAGE_SLOTS,
+        ]);
+        slots = found.length;
+        if (slots === 0) return [];
+        const { rows } = await tx.query<{ id: string }>(sql.SLOT_ROWS, [
+          workspaceId,
+          JSON.stringify(found),
+          collection,
+        ]);
+        return rows.map((row) => row.id);
+      },
+      audit: (removal) =>
+        slots === 0
+          ? null
+          : {
+              type: "retention",
+              content: {
+                policy: policy.name,
+                collection: policy.collection,
+                after_days: policy.after_days,
+                tick: context.tick.toISOString(),
+                page: context.page,
+                slots,
+                ...removalCounts(removal),
+              },
+            },
+    },
+    context.maxRecords,
+  );
+  return slots;
+}
+
+/** One pass over every workspace's retention policies; returns the slots erased. */
+export async function runRetention(db: Db, options: RetentionOptions): Promise<number> {
+  const now = options.now ?? new Date();
+  const { rows: workspaces } = await db.query<{ id: string }>("SELECT id FROM workspaces ORDER BY id");
+  let erased = 0;
+  for (const { id: workspaceId } of workspaces) {
+    const catalog = await activeCatalog(db, workspaceId);
+    for (const policy of catalog?.index.manifest.def.retentions ?? []) {
+      const tick = latestTick(policy.cron, now);
+      if (!tick) continue;
+      const claimed = await db.query<{ fired: boolean }>(sql.CLAIM_TICK, [workspaceId, policy.name, tick]);
+      if (!claimed.rows[0]?.fired) continue;
+      const cutoff = new Date(now.getTime() - policy.after_days * DAY_MS);
+      for (let page = 1; page <= policy.max_pages; page++) {
+        const slots = await erasePage(db, workspaceId, policy, {
+          tick,
+          page,
+          cutoff,
+          maxRecords: options.maxRecords,
+        });
+        erased += slots;
+        if (slots < PAGE_SLOTS) break;
+      }
+    }
+  }
+  return erased;
+}

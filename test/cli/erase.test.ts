@@ -1,0 +1,104 @@
+// `engram erase`: the operator's erasure through the same path as POST /erase, printing the
+// result and the content-free audit.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app.js";
+import { prepareDatabase } from "../../src/main.js";
+import { type Db, openDatabase } from "../../src/platform/db/index.js";
+import { createWorkspace } from "../../src/workspaces/index.js";
+import { testConfig } from "../support/app.js";
+import { MINIMAL_PACKAGE, minimalFiles } from "../support/catalog-files.js";
+import { cliEnv, runCli } from "../support/cli.js";
+import { createTestDb, type TestDb } from "../support/db.js";
+
+describe("engram erase", () => {
+  let env: NodeJS.ProcessEnv;
+  // The server keeps one database; the embedded one is opened around each step (one holder).
+  let open: () => Promise<Db>;
+  let release: (db: Db) => Promise<void>;
+  let cleanup: () => Promise<void>;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    const testDb: TestDb = await createTestDb();
+    if (testDb.url) {
+      env = cliEnv({ DATABASE_URL: testDb.url });
+      open = async () => testDb.db;
+      release = async () => {};
+      cleanup = () => testDb.close();
+    } else {
+      await testDb.close();
+      const dir = await mkdtemp(join(tmpdir(), "engram-erase-"));
+      env = cliEnv({ DATA_DIR: dir });
+      open = async () => {
+        const db = await openDatabase({ databaseUrl: undefined, dataDir: dir, vectorLayout: "auto" });
+        await prepareDatabase(db);
+        return db;
+      };
+      release = (db) => db.close();
+      cleanup = () => rm(dir, { recursive: true, force: true });
+    }
+    const db = await open();
+    const app = await buildApp({ config: testConfig(), db, version: "test" });
+    const { api_key } = await createWorkspace(db, "ops");
+    const headers = { authorization: `Bearer ${api_key}` };
+    await app.inject({
+      method: "POST",
+      url: "/catalog",
+      headers,
+      payload: { package: MINIMAL_PACKAGE, files: minimalFiles() },
+    });
+    const write = async (row: object) => {
+      const res = await app.inject({ method: "POST", url: "/records", headers, payload: { records: [row] } });
+      ids.push(res.json().inserted[0].id);
+    };
+    await write({ collection: "notes", entity: "mallory", type: "note", text: "Mallory's pelican secret" });
+    await write({
+      collection: "facts",
+      entity: "trent",
+      type: "fact",
+      key: "k",
+      text: "Derived",
+      derived_from: [ids[0]],
+    });
+    await app.close();
+    await release(db);
+  });
+  afterAll(() => cleanup());
+
+  it("erases an entity with its closure and prints the result and the audit", async () => {
+    const result = await runCli(["erase", "--workspace", "ops", "--entity", "mallory"], env);
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(printed).toMatchObject({ deleted: 2, affected_entities: 2, audit_id: expect.any(String) });
+    expect(printed.audit).toMatchObject({ id: printed.audit_id, collection: "_system", type: "erasure" });
+    expect(printed.audit.content.entity_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(result.stdout).not.toContain("pelican");
+    expect(result.stdout).not.toContain("mallory");
+    const db = await open();
+    try {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE id = ANY($1::uuid[])",
+        [ids],
+      );
+      expect(rows[0]?.n).toBe(0);
+    } finally {
+      await release(db);
+    }
+  }, 60_000);
+
+  it("refuses unclear requests with exit code 1 and one line", async () => {
+    for (const args of [
+      ["erase", "--workspace", "ops"],
+      ["erase", "--workspace", "ops", "--entity", "x", "--records", ids[0] as string],
+      ["erase", "--workspace", "ops", "--records", "not-a-uuid"],
+      ["erase", "--workspace", "nobody", "--entity", "x"],
+    ]) {
+      const result = await runCli(args, env);
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stderr).toMatch(/^engram: /);
+    }
+  }, 120_000);
+});
