@@ -77,10 +77,7 @@ describe("field indexes", () => {
     expect(proposal).toBeDefined();
     const plan = await t.db.transaction(async (tx) => {
       await tx.exec("SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off");
-      const { rows } = await tx.query<{ "QUERY PLAN": string }>(
-        `EXPLAIN ${proposal?.sql}`,
-        proposal?.params,
-      );
+      const { rows } = await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN ${proposal?.sql}`, proposal?.params);
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     });
     expect(plan).toMatch(/Index Scan using records_field_\w+ on records/);
