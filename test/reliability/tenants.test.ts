@@ -1,4 +1,4 @@
-// Cross-tenant matrix: for every endpoint that takes an id, a name or an entity, another
+// Cross-tenant matrix: for every endpoint and MCP tool that takes an id, a name or an entity, another
 // workspace's key gets exactly what a random id, name or entity gets (404 and the same body,
 // or the same empty answer), never the data and never a 403 that would confirm it exists.
 import { randomUUID } from "node:crypto";
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { MINIMAL_PACKAGE, minimalFiles } from "../support/catalog-files.js";
 import { runJobs } from "../support/derivations.js";
+import { mcpClient, REVISIONS } from "../support/mcp.js";
 import { enrichAll } from "../support/worker.js";
 
 type Headers = { authorization: string };
@@ -23,6 +24,13 @@ describe("another workspace's ids, names and entities", () => {
   let same: Headers; // the same catalog, no data
   let other: Headers; // another catalog
   const ids: Record<string, string> = {};
+
+  // The MCP endpoint is reached over real HTTP (the official client); the app listens once.
+  let address: string | undefined;
+  const listening = async () => {
+    address ??= await t.app.listen({ port: 0, host: "127.0.0.1" });
+    return address;
+  };
 
   const send = (headers: Headers, method: "GET" | "POST", url: string, body?: object) =>
     t.app.inject({ method, url, headers, ...(body ? { payload: body } : {}) });
@@ -213,9 +221,97 @@ describe("another workspace's ids, names and entities", () => {
       await expectIndistinguishable(other, c, names[c.name] as string, "no_such_name");
   });
 
+  it("erasure: another workspace's entity or record ids erase what random ones do, nothing", async () => {
+    // Each erasure answers fresh audit and job ids; everything else must be the same.
+    const uuids = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    const cases: Case[] = [
+      { name: "POST /erase entity", method: "POST", url: () => "/erase", body: (e) => ({ entity: e }) },
+      { name: "POST /erase records", method: "POST", url: () => "/erase", body: (id) => ({ records: [id] }) },
+    ];
+    const values: [string, string][] = [
+      ["secret-co", "nobody-co"],
+      [ids.record as string, randomUUID()],
+    ];
+    for (const [i, c] of cases.entries()) {
+      const [ownerValue, randomValue] = values[i] as [string, string];
+      for (const headers of [same, other]) {
+        const theirs = await send(headers, c.method, c.url(ownerValue), c.body?.(ownerValue));
+        const random = await send(headers, c.method, c.url(randomValue), c.body?.(randomValue));
+        expect(theirs.statusCode, `${c.name}: ${theirs.body}`).toBe(random.statusCode);
+        expect(theirs.body.replace(uuids, "<ID>"), c.name).toBe(random.body.replace(uuids, "<ID>"));
+      }
+    }
+    expect((await send(owner.headers, "GET", `/records/${ids.record}`)).statusCode).toBe(200);
+  });
+
+  it("MCP tools: another workspace's key gets what a random id or entity gets", async () => {
+    const url = await listening();
+    const keyOf = (headers: Headers) => headers.authorization.replace(/^Bearer /, "");
+    const calls: [string, (value: string) => Record<string, unknown>, string, string][] = [
+      ["get_record", (id) => ({ id }), ids.record as string, randomUUID()],
+      ["customer_history", (e) => ({ customer: e, question: "refund" }), "secret-co", "nobody-co"],
+      ["support_brief", (e) => ({ customer: e, question: "refund" }), "secret-co", "nobody-co"],
+      ["ask_memory", (e) => ({ question: "which refund?", entities: [e] }), "secret-co", "nobody-co"],
+    ];
+    for (const revision of REVISIONS) {
+      // The same catalog: the same tools, none of the owner's data.
+      const client = await mcpClient(url, keyOf(same), revision);
+      try {
+        for (const [tool, args, ownerValue, randomValue] of calls) {
+          const theirs = JSON.stringify(await client.callTool({ name: tool, arguments: args(ownerValue) }));
+          const random = JSON.stringify(await client.callTool({ name: tool, arguments: args(randomValue) }));
+          const masked = theirs.split(ownerValue).join("<V>");
+          expect(masked, `${revision} ${tool}`).toBe(random.split(randomValue).join("<V>"));
+          expect(masked, `${revision} ${tool}`).not.toContain("secret");
+        }
+        // The owner's dedupe key means nothing in another workspace: a new record, not the owner's.
+        const ingest = await client.callTool({
+          name: "log_event",
+          arguments: { entity: "x", type: "note", text: "mine", dedupe_key: "secret-d" },
+        });
+        expect(ingest.isError ?? false).toBe(false);
+        // New on the first revision's call, its own duplicate on the second.
+        expect(ingest.structuredContent).toMatchObject({ duplicate: revision !== REVISIONS[0] });
+        expect((ingest.structuredContent as { id: string }).id).not.toBe(ids.record);
+      } finally {
+        await client.close();
+      }
+      // Another catalog: no such tools, whatever the arguments.
+      const stranger = await mcpClient(url, keyOf(other), revision);
+      try {
+        for (const [tool, args, ownerValue, randomValue] of calls) {
+          const failure = (value: string) =>
+            stranger.callTool({ name: tool, arguments: args(value) }).then(
+              (result) => JSON.stringify(result),
+              (error: Error) => error.message,
+            );
+          const theirs = (await failure(ownerValue)).split(ownerValue).join("<V>");
+          expect(theirs, `${revision} ${tool}`).toBe(
+            (await failure(randomValue)).split(randomValue).join("<V>"),
+          );
+          expect(theirs).not.toContain("secret");
+        }
+      } finally {
+        await stranger.close();
+      }
+    }
+  });
+
   it("the owner still sees its own data (the matrix is not vacuous)", async () => {
     expect((await send(owner.headers, "GET", `/records/${ids.record}`)).statusCode).toBe(200);
     expect((await send(owner.headers, "GET", "/timeline?entity=secret-co")).body).toContain("secret refund");
     expect((await send(owner.headers, "GET", `/artifact-uses/${ids.use}`)).statusCode).toBe(200);
+    const client = await mcpClient(
+      await listening(),
+      owner.headers.authorization.replace(/^Bearer /, ""),
+      "2026-07-28",
+    );
+    try {
+      const own = await client.callTool({ name: "get_record", arguments: { id: ids.record } });
+      expect(own.isError ?? false).toBe(false);
+      expect(JSON.stringify(own.structuredContent)).toContain("secret refund");
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -18,6 +18,19 @@ export interface McpHarness {
   close(): Promise<void>;
 }
 
+/** The official client connected to the app listening at `url`, with a workspace key. */
+export async function mcpClient(url: string, key: string, revision: Revision): Promise<Client> {
+  const client = new Client(
+    { name: "engram-test", version: "1.0.0" },
+    revision === "2026-07-28" ? { versionNegotiation: { mode: { pin: revision } } } : {},
+  );
+  const transport = new StreamableHTTPClientTransport(new URL("/mcp", url), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
 /** `catalog`: a POST /catalog body to publish instead of the example package. */
 export async function mcpHarness(
   env: Record<string, string> = {},
@@ -38,14 +51,7 @@ export async function mcpHarness(
     key,
     headers,
     async connect(revision, withKey = key) {
-      const client = new Client(
-        { name: "engram-test", version: "1.0.0" },
-        revision === "2026-07-28" ? { versionNegotiation: { mode: { pin: revision } } } : {},
-      );
-      const transport = new StreamableHTTPClientTransport(new URL("/mcp", url), {
-        requestInit: { headers: { authorization: `Bearer ${withKey}` } },
-      });
-      await client.connect(transport);
+      const client = await mcpClient(url, withKey, revision);
       clients.push(client);
       return client;
     },
