@@ -151,8 +151,27 @@ export async function watermarkOf(
 const CRON_ENTITIES_MAX = 10_000;
 
 /** The latest tick of a UTC cron expression strictly before `now`. */
-export function latestTick(expression: string, now: Date): Date | null {
+function latestTick(expression: string, now: Date): Date | null {
   return new Cron(expression, { timezone: "UTC", paused: true }).previousRuns(1, now)[0] ?? null;
+}
+
+/**
+ * Claims the latest tick of a UTC cron for one scheduled name of a workspace (a cron trigger, or
+ * a retention policy as "retention:<name>"): that tick when it is newer than the last one
+ * claimed, null on first sight (the tick is only recorded) or when it was claimed already, by
+ * this worker or another. Missed ticks are never replayed.
+ */
+export async function claimCronTick(
+  tx: Queryable,
+  workspaceId: string,
+  name: string,
+  cron: string,
+  now: Date,
+): Promise<Date | null> {
+  const tick = latestTick(cron, now);
+  if (!tick) return null;
+  const claimed = await tx.query<{ fired: boolean }>(sql.CLAIM_TICK, [workspaceId, name, tick]);
+  return claimed.rows[0]?.fired ? tick : null;
 }
 
 /**
@@ -167,11 +186,8 @@ export async function runCronTriggers(db: Db, now = new Date()): Promise<number>
     const catalog = await activeCatalog(db, workspaceId);
     if (!catalog) continue;
     for (const { trigger, derivation } of listedTriggers(catalog, "cron")) {
-      const tick = latestTick(trigger.cron as string, now);
-      if (!tick) continue;
       queued += await db.transaction(async (tx) => {
-        const claimed = await tx.query<{ fired: boolean }>(sql.CLAIM_TICK, [workspaceId, trigger.name, tick]);
-        if (!claimed.rows[0]?.fired) return 0;
+        if (!(await claimCronTick(tx, workspaceId, trigger.name, trigger.cron as string, now))) return 0;
         const { rows } = await tx.query<{ entity: string }>(sql.DIRTY_ENTITIES, [
           workspaceId,
           sourceCollections(derivation),

@@ -1,12 +1,5 @@
 // SQL owned by the retention module.
 
-/** Claims a tick newer than the last one run; fired is false on first sight (inserted). */
-export const CLAIM_TICK = `
-  INSERT INTO retention_ticks (workspace_id, policy, last_tick) VALUES ($1, $2, $3)
-  ON CONFLICT (workspace_id, policy) DO UPDATE SET last_tick = excluded.last_tick
-    WHERE retention_ticks.last_tick < excluded.last_tick
-  RETURNING (xmax <> 0) AS fired`;
-
 /**
  * One page of eligible slots: the active head is a tombstone of the policy's collection version
  * written before the cutoff. A later live successor is the head instead, so its slot never matches.

@@ -5,7 +5,7 @@
 // restored heads) with its own `retention` audit in _system.
 import { activeCatalog } from "../catalog/index.js";
 import type { RetentionPolicy } from "../catalog/types.js";
-import { latestTick } from "../derivations/index.js";
+import { claimCronTick } from "../derivations/index.js";
 import { eraseTarget, removalCounts } from "../erasure/index.js";
 import type { Db } from "../platform/db/index.js";
 import * as sql from "./sql.js";
@@ -80,10 +80,8 @@ export async function runRetention(db: Db, options: RetentionOptions): Promise<n
   for (const { id: workspaceId } of workspaces) {
     const catalog = await activeCatalog(db, workspaceId);
     for (const policy of catalog?.index.manifest.def.retentions ?? []) {
-      const tick = latestTick(policy.cron, now);
+      const tick = await claimCronTick(db, workspaceId, `retention:${policy.name}`, policy.cron, now);
       if (!tick) continue;
-      const claimed = await db.query<{ fired: boolean }>(sql.CLAIM_TICK, [workspaceId, policy.name, tick]);
-      if (!claimed.rows[0]?.fired) continue;
       const cutoff = new Date(now.getTime() - policy.after_days * DAY_MS);
       for (let page = 1; page <= policy.max_pages; page++) {
         const slots = await erasePage(db, workspaceId, policy, {

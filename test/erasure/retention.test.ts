@@ -67,7 +67,7 @@ describe("retention", () => {
     expect(await run(25)).toBe(0);
     expect(await remainingSlots()).toBe(SLOTS);
     const { rows } = await h.t.db.query<{ last_tick: Date }>(
-      "SELECT last_tick FROM retention_ticks WHERE workspace_id = $1 AND policy = 'old_facts'",
+      "SELECT last_tick FROM trigger_ticks WHERE workspace_id = $1 AND trigger = 'retention:old_facts'",
       [h.ws.id],
     );
     expect(rows[0]?.last_tick.getTime()).toBeGreaterThan(t0 + 24 * DAY);
