@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEnv, ENGRAM_BIN, runCli } from "../support/cli.js";
-import { type McpHarness, mcpHarness, REVISIONS } from "../support/mcp.js";
+import { EXAMPLE_TOOLS, type McpHarness, mcpHarness, REVISIONS } from "../support/mcp.js";
 
 let h: McpHarness;
 let env: Record<string, string>;
@@ -29,13 +29,7 @@ describe.each(REVISIONS)("engram mcp with the official client at %s", (revision)
     try {
       expect(client.getNegotiatedProtocolVersion?.() ?? revision).toBe(revision);
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual([
-        "customer_history",
-        "support_brief",
-        "ask_memory",
-        "get_record",
-        "log_event",
-      ]);
+      expect(tools.map((t) => t.name)).toEqual(EXAMPLE_TOOLS);
       const written = await client.callTool({
         name: "log_event",
         arguments: { entity: "acme", type: "call", text: `over stdio ${revision}` },

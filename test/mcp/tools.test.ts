@@ -2,7 +2,7 @@
 // current revision (2026-07-28, stateless) and through the 2025-11-25 initialize handshake.
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, mcpHarness, REVISIONS } from "../support/mcp.js";
+import { EXAMPLE_TOOLS, type McpHarness, mcpHarness, REVISIONS } from "../support/mcp.js";
 import { enrichAll } from "../support/worker.js";
 
 let h: McpHarness;
@@ -52,13 +52,7 @@ describe.each(REVISIONS)("MCP at %s", (revision) => {
   it("negotiates the revision and lists the package's tools in declared order", async () => {
     expect(client.getNegotiatedProtocolVersion?.() ?? revision).toBe(revision);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      "customer_history",
-      "support_brief",
-      "ask_memory",
-      "get_record",
-      "log_event",
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(EXAMPLE_TOOLS);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.customer_history?.inputSchema.required).toEqual(["customer", "question"]);
     expect(byName.customer_history?.annotations).toEqual({

@@ -3,6 +3,9 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTestApp, type TestApp } from "./app.js";
 
+/** The example package's tools (examples/catalog/mcp), in declared order. */
+export const EXAMPLE_TOOLS = ["customer_history", "support_brief", "ask_memory", "get_record", "log_event"];
+
 export type Revision = "2026-07-28" | "2025-11-25";
 export const REVISIONS: Revision[] = ["2026-07-28", "2025-11-25"];
 
