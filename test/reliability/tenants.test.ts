@@ -150,7 +150,7 @@ describe("another workspace's ids, names and entities", () => {
     }
   });
 
-  it("entities: timeline, document, history, delta, search, views, renders", async () => {
+  it("entities: timeline, document, history, delta, search, views, renders, runs, context, answers", async () => {
     const entityCases: Case[] = [
       { name: "GET /timeline", method: "GET", url: (e) => `/timeline?entity=${e}` },
       { name: "GET /document", method: "GET", url: (e) => `/document?entity=${e}` },
@@ -180,6 +180,13 @@ describe("another workspace's ids, names and entities", () => {
         body: (e) => ({ customer: e, question: "refund" }),
       },
       { name: "GET /runs", method: "GET", url: (e) => `/runs?entity=${e}` },
+      { name: "GET /context", method: "GET", url: (e) => `/context?entity=${e}&task=refund` },
+      {
+        name: "POST /answer",
+        method: "POST",
+        url: () => "/answer",
+        body: (e) => ({ question: "which refund?", entities: [e] }),
+      },
     ];
     for (const c of entityCases) {
       for (const headers of [same, other])
