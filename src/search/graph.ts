@@ -110,19 +110,16 @@ function fieldSql(params: Params, versions: CollectionDef[], field: string): str
   return arms.length ? `CASE r.collection_version ${arms.join(" ")} END` : "NULL::text";
 }
 
-/**
- * Visibility of a record as current state: ready, active, not a tombstone, the head of its slot
- * (a primary-key probe of heads, as in search's filters; EXISTS under an OR read every head).
- */
+/** Visibility of a record as current state: ready, active, not a tombstone, the head of its slot. */
 const CURRENT_ACTIVE = `r.ready AND r.status = 'active' AND NOT r.tombstone
-    AND (r.key IS NULL OR (SELECT h.record_id FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
-      AND h.collection = r.collection AND h.key = r.key AND h.status = 'active') = r.id)`;
+    AND (r.key IS NULL OR EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
+      AND h.collection = r.collection AND h.key = r.key AND h.status = 'active' AND h.record_id = r.id))`;
 
 /** A produced link's liveness: one derived_from parent is still current (see the header). */
 const LIVE = `(r.run_id IS NULL OR EXISTS (SELECT 1 FROM records p WHERE p.workspace_id = r.workspace_id
       AND p.id = ANY(r.derived_from) AND NOT p.tombstone
-      AND (p.key IS NULL OR (SELECT ph.record_id FROM heads ph WHERE ph.workspace_id = p.workspace_id AND ph.entity = p.entity
-        AND ph.collection = p.collection AND ph.key = p.key AND ph.status = p.status) = p.id)))`;
+      AND (p.key IS NULL OR EXISTS (SELECT 1 FROM heads ph WHERE ph.workspace_id = p.workspace_id AND ph.entity = p.entity
+        AND ph.collection = p.collection AND ph.key = p.key AND ph.status = p.status AND ph.record_id = p.id))))`;
 
 /** Every walkable link of the workspace, in one query (predicates filtered there when given). */
 export async function loadLinks(
