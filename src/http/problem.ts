@@ -42,7 +42,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && (DB_DOWN_ERRNOS.has(code) || DB_DOWN_SQLSTATE.test(code))) return true;
-  return /Connection terminated|PGlite is closed/i.test(error.message);
+  return /Connection terminated|not queryable|PGlite is closed/i.test(error.message);
 }
 
 /**

@@ -22,23 +22,34 @@ export default async function setup(project: TestProject) {
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const template = `engram_tpl_${randomBytes(4).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: databaseUrlFor(serverUrl, "postgres") });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
+    // A connection per use, not one held for the run: a test may restart the server
+    // (test/reliability/pg-restart.test.ts), and a held client would then end this process.
+    const admin = async (fn: (client: pg.Client) => Promise<void>) => {
+      const client = new pg.Client({ connectionString: databaseUrlFor(serverUrl, "postgres") });
+      await client.connect();
+      try {
+        await fn(client);
+      } finally {
+        await client.end();
+      }
+    };
+    await admin(async (client) => {
+      await client.query(`CREATE DATABASE ${template}`);
+    });
     const { openPostgres } = await import("../../src/platform/db/index.js");
     const db = await openPostgres({ connectionString: databaseUrlFor(serverUrl, template), vectorLayout });
     await prepareDatabase(db);
     await db.close();
     project.provide("serverTemplate", template);
     project.provide("pgliteDump", "");
-    return async () => {
+    return () =>
       // Test files drop their own databases; this sweeps the template and any a crash left.
-      const { rows } = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [
-        `${template}%`,
-      ]);
-      for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
-      await admin.end();
-    };
+      admin(async (client) => {
+        const { rows } = await client.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [
+          `${template}%`,
+        ]);
+        for (const row of rows) await client.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
+      });
   }
   const db = await openPglite({ dataDir: "memory://" });
   await prepareDatabase(db);

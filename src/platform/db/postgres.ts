@@ -73,6 +73,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, lockWorkspace?: string): Promise<T> {
     const client = await pool.connect();
+    // A checked-out client has lost the pool's idle listener: a connection ended between two of
+    // its queries (a server restart, an administrator's termination) would otherwise be an
+    // unhandled 'error' event that ends the process. The broken client is destroyed on release.
+    let lost: Error | undefined;
+    const onLost = (error: Error) => {
+      lost = error;
+    };
+    client.on("error", onLost);
     try {
       await client.query("BEGIN");
       if (lockWorkspace !== undefined) await client.query(WORKSPACE_LOCK_SQL, [lockWorkspace]);
@@ -83,7 +91,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      client.off("error", onLost);
+      client.release(lost);
     }
   }
 
