@@ -1,7 +1,7 @@
 // GET /tools: the discovery envelope of the workspace's agent tools (spec "Discovery").
 import type { LoadedCatalog } from "../catalog/index.js";
 import { ref } from "../catalog/types.js";
-import { bool, listOf, orNull, type Schema, str } from "../http/schema-parts.js";
+import { anyObject, bool, listOf, orNull, type Schema, str } from "../http/schema-parts.js";
 import { shape } from "../http/shape.js";
 import { catalogTools } from "./tools.js";
 
@@ -26,7 +26,6 @@ export function toolsDiscovery(catalog: LoadedCatalog) {
   };
 }
 
-const anyObject = { type: "object" } as const;
 const hints = shape({ readOnlyHint: bool, destructiveHint: bool, idempotentHint: bool, openWorldHint: bool });
 
 /** The documented body of GET /tools. */
