@@ -23,6 +23,8 @@ export interface Options {
   modes: ModeName[];
   /** The erasure figure (bench/erase.ts), chosen with the mode name `erase`. */
   erase: boolean;
+  /** Server: keep each size's scratch database (its name is printed) to study its plans. */
+  keep: boolean;
 }
 
 const ERASE_MODE = "erase";
@@ -37,6 +39,7 @@ const HELP = `npm run bench -- [flags]
   --single 2000           rows written one per request (batch-of-1 figure)
   --noise 0.2             rows of each of 2 noise workspaces, share of the main one
   --words 5000            vocabulary size (Zipf-distributed)
+  --keep                  server: keep each size's scratch database and print its name
   --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
                           erase: one entity of 10k records and its derived closure erased,
                           search p50 before and after
@@ -69,6 +72,7 @@ export function parseOptions(argv: string[]): Options {
       noise: { type: "string" },
       words: { type: "string" },
       modes: { type: "string" },
+      keep: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -101,5 +105,6 @@ export function parseOptions(argv: string[]): Options {
     zipf: 1.07,
     modes: modes as ModeName[],
     erase: chosen.includes(ERASE_MODE),
+    keep: values.keep ?? false,
   };
 }

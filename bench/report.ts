@@ -4,6 +4,7 @@ import type { Latency } from "./clients.js";
 import type { EraseFigures } from "./erase.js";
 import type { Throughput } from "./ingest.js";
 import { MODES, type ModeName } from "./modes.js";
+import type { RecallFigure } from "./recall.js";
 import type { ModeFigures } from "./search.js";
 
 export interface SizeResult {
@@ -20,6 +21,8 @@ export interface SizeResult {
   };
   search: Partial<Record<ModeName, ModeFigures>>;
   erase?: EraseFigures;
+  /** Text proposals against scoring every match (bench/recall.ts); absent in older runs. */
+  recall?: Partial<Record<ModeName, RecallFigure>>;
   peak_rss_mib: number;
   database_mib: number;
   seconds: number;
@@ -162,6 +165,31 @@ export function eraseTable(size: SizeResult): string {
   ].join("\n");
 }
 
+/** Recall@20 of the tiered text proposals against the exhaustive ts_rank_cd ranking. */
+export function recallTable(size: SizeResult): string {
+  const recall = size.recall ?? {};
+  const modes = Object.keys(recall) as ModeName[];
+  if (modes.length === 0) return "";
+  return [
+    `Text proposals at ${size.records} records: tiers against scoring every match (recall@20 of the exhaustive top 20)`,
+    "",
+    table(
+      ["mode", "text parts", "recall@20 mean", "min", "tiered ms p50", "exhaustive ms p50"],
+      modes.map((mode) => {
+        const r = recall[mode] as RecallFigure;
+        return [
+          mode,
+          String(r.parts),
+          String(r.mean),
+          String(r.min),
+          fmt(r.tiered_ms_p50),
+          fmt(r.exhaustive_ms_p50),
+        ];
+      }),
+    ),
+  ].join("\n");
+}
+
 /** Everything of one database's run, as Markdown. */
 export function report(run: {
   db: string;
@@ -189,6 +217,8 @@ export function report(run: {
       searchTable(size),
       "",
       slowestTable(size),
+      "",
+      recallTable(size),
       "",
       eraseTable(size),
     );

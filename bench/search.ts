@@ -49,7 +49,7 @@ function mcpResult(reply: unknown, request: Request): Found {
 
 const round = (x: number) => Math.round(x * 100) / 100;
 
-function requests(make: (random: () => number) => Request, seed: number, label: string, n: number) {
+export function requests(make: (random: () => number) => Request, seed: number, label: string, n: number) {
   const random = rng(seedOf(seed, label));
   return Array.from({ length: n }, () => make(random));
 }

@@ -15,7 +15,10 @@ import { type Recorder, recordingDb } from "./recorder.js";
 export interface BenchDb {
   db: Db;
   label: "pglite" | "postgres";
-  drop: () => Promise<void>;
+  /** The scratch database's name on the server. */
+  name?: string;
+  /** Drops the scratch database, unless kept. */
+  drop: (keep?: boolean) => Promise<void>;
 }
 
 export async function openBenchDb(): Promise<BenchDb> {
@@ -36,8 +39,9 @@ export async function openBenchDb(): Promise<BenchDb> {
   return {
     db,
     label: "postgres",
-    drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    name,
+    drop: async (keep = false) => {
+      if (!keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
     },
   };

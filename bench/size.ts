@@ -9,6 +9,7 @@ import { generateCorpus, type WriteRow } from "./corpus.js";
 import { measureErase } from "./erase.js";
 import { drainBacklog, type Throughput, writeRows, writeToReady } from "./ingest.js";
 import type { Options } from "./options.js";
+import { measureRecall } from "./recall.js";
 import { measureSearch } from "./search.js";
 import { createBenchWorkspace, databaseBytes, openBenchDb, serverVersion, startSystem } from "./setup.js";
 import { buildVocabulary } from "./vocabulary.js";
@@ -114,6 +115,13 @@ try {
     log,
   );
   await answerModel?.close();
+  log("recall of the tiered text proposals");
+  const recall = await measureRecall(system.db, main.id, vocabulary, {
+    seed: options.seed,
+    records,
+    requests: Math.min(options.requests, 100),
+    modes: options.modes,
+  });
   const erase = options.erase
     ? await measureErase(system, api, main.key, vocabulary, { seed: options.seed, records }, log)
     : undefined;
@@ -129,6 +137,7 @@ try {
     },
     ingest: { batch_100: batch100, batch_1: batch1, enrich_backlog: backlog, write_to_ready: ready },
     search,
+    recall,
     erase,
     peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
     database_mib: Math.round((await databaseBytes(system.db)) / 2 ** 20),
@@ -140,5 +149,6 @@ try {
   await api.close();
   await system.close();
   await bench.db.close();
-  await bench.drop();
+  await bench.drop(options.keep);
+  if (options.keep && bench.name) log(`kept database ${bench.name}`);
 }

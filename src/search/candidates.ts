@@ -4,7 +4,8 @@ import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spacePredicateSql, spaceVectorSql } from "../records/index.js";
-import { CANDIDATE_COLUMNS, filterSql, orderSql, Params, tsQuerySql } from "./sql.js";
+import { CANDIDATE_COLUMNS, filterSql, orderSql, Params, textTerms, tsQuerySql } from "./sql.js";
+import { termLexemes, tieredTextCandidates } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
 
 export interface Proposal {
@@ -47,17 +48,43 @@ export interface ProposeInput {
   part: SearchPart;
   q: string | undefined;
   query: QueryVector | undefined;
+  /** Score every text match (src/search/text-tiers.ts says when the tiers do not). */
+  exhaustiveText: boolean;
 }
 
 function textConfig(input: ProposeInput): string {
   return input.catalog.index.searchProfiles.get(input.part.profile)?.def.text_config ?? "english";
 }
 
-async function textCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
-  const params = new Params();
-  const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
-  if (!tsq) return [];
-  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+/** Text proposals, best ts_rank_cd first (also the bench's recall measure, bench/recall.ts). */
+export async function textCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+  const config = textConfig(input);
+  const q = input.q ?? "";
+  if (!tsQuerySql(new Params(), config, q)) return [];
+  // The parameters, tsquery and filters of one statement (the tiers issue one per round).
+  const base = () => {
+    const params = new Params();
+    const tsq = tsQuerySql(params, config, q) as string;
+    const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+    return { params, tsq, where };
+  };
+  if (!input.exhaustiveText) {
+    const terms = textTerms(q);
+    const lexemes = await termLexemes(input.db, config, terms);
+    const tiered = lexemes
+      ? await tieredTextCandidates({
+          db: input.db,
+          workspaceId: input.workspaceId,
+          lexemes,
+          exclusions: terms.some((term) => term.negate),
+          limit,
+          exact: input.part.k,
+          base,
+        })
+      : undefined;
+    if (tiered) return tiered;
+  }
+  const { params, tsq, where } = base();
   return run(
     input.db,
     `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match

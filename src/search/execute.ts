@@ -23,6 +23,8 @@ export interface SearchDeps {
   models: (catalog: InstalledCatalog) => Models;
   renderBudgetTokens: number;
   maxResponseBytes: number;
+  /** Score every text match instead of reading the frequency tiers (the bench's exact reference). */
+  exhaustiveText?: boolean;
 }
 
 interface Ranked extends Scored {
@@ -102,7 +104,15 @@ export async function executeSearch(
   const proposals: Proposal[] = await Promise.all(
     parts.map(async (part) => {
       const query = await queryVector(deps, catalog, part, spec.q);
-      return propose({ db: deps.db, workspaceId, catalog, part, q: spec.q, query });
+      return propose({
+        db: deps.db,
+        workspaceId,
+        catalog,
+        part,
+        q: spec.q,
+        query,
+        exhaustiveText: deps.exhaustiveText ?? false,
+      });
     }),
   );
   const formula = spec.sources ? undefined : formulaOf(catalog, spec);

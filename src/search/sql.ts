@@ -134,7 +134,7 @@ export function orderSql(
  */
 export const MAX_TEXT_TERMS = 64;
 
-interface TextTerm {
+export interface TextTerm {
   text: string;
   phrase: boolean;
   negate: boolean;

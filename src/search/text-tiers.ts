@@ -1,0 +1,130 @@
+// Text proposals by term-frequency tiers (issue 20). ts_rank_cd of an any-term query adds up the
+// occurrences of the query's words, so the best matches of a common word are the records that
+// repeat it most. Scoring every match read tens of thousands of rows; instead the records whose
+// query words occur at least T times are read from the tier index (migration 0015), T going
+// down the tiers, until `limit` candidates are in hand, and those are ranked by ts_rank_cd as
+// before, read deeper when needed so that the top is exactly the exhaustive one (the bench
+// measures recall@20 against it all the same). Queries the tiers cannot express (quoted
+// phrases, a term that is several lexemes) and too few tiered records fall back to scoring
+// every match.
+import type { Db } from "../platform/db/index.js";
+import { CANDIDATE_COLUMNS, type Params, type TextTerm } from "./sql.js";
+import type { Candidate } from "./types.js";
+
+/** Counts from `from` down to `to`, every `step`. */
+const down = (from: number, to: number, step: number) =>
+  Array.from({ length: (from - to) / step + 1 }, (_, i) => from - i * step);
+
+/**
+ * Lower bounds of the tiers, highest first, as engram_text_tiers (migration 0015) buckets the
+ * counts: each a round of its own.
+ */
+const TIERS = [...down(224, 128, 32), ...down(112, 64, 16), ...down(56, 40, 8), ...down(32, 2, 1)];
+
+/**
+ * The lexeme of each wanted term, or undefined when a wanted term is a phrase or normalizes to
+ * more than one lexeme. Terms of stop words only have none and drop out, as in the tsquery.
+ */
+export async function termLexemes(db: Db, config: string, terms: TextTerm[]): Promise<string[] | undefined> {
+  const wanted = terms.filter((term) => !term.negate);
+  if (wanted.some((term) => term.phrase)) return undefined;
+  const { rows } = await db.query<{ lexemes: string[] }>(
+    `SELECT ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($1::regconfig, t.text)) AS u) AS lexemes
+     FROM unnest($2::text[]) AS t(text)`,
+    [config, wanted.map((term) => term.text)],
+  );
+  if (rows.some((row) => row.lexemes.length > 1)) return undefined;
+  return [...new Set(rows.flatMap((row) => row.lexemes))];
+}
+
+export interface TieredQuery {
+  db: Db;
+  workspaceId: string;
+  lexemes: string[];
+  /** The query excludes terms: a tiered record must still be checked against the tsquery. */
+  exclusions: boolean;
+  /** Builds the round's parameters, visibility filters and tsquery (the caller's). */
+  base: () => { params: Params; where: string; tsq: string };
+  limit: number;
+  /** How many of the best candidates must be exactly the exhaustive ones (the search's k). */
+  exact: number;
+}
+
+/** What one occurrence of a word adds to ts_rank_cd at most (weight D; no other weight is set). */
+const PER_OCCURRENCE = 0.1;
+
+/**
+ * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers hold
+ * fewer (the caller then scores every match). A recursive count walks the tiers down until
+ * `limit` visible matches are reached (a tier no record reaches is one index probe) and the
+ * records of the tiers walked are ranked. A record left out holds each of the n words fewer
+ * than T times (T the last tier walked), so it ranks at most n (T - 1) occurrences; when the
+ * `exact`-th candidate does not rank above that, the tiers are read down to the one that makes
+ * it so (and every match is scored when none does). The best `exact` candidates are then
+ * exactly the exhaustive ones; the rest of the pool is the best of the tiers read.
+ */
+export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
+  const n = query.lexemes.length;
+  if (n === 0) return undefined;
+  const walked = await rankTiers(query, undefined);
+  if (!walked) return undefined;
+  const last = walked.rows[Math.min(query.exact, walked.rows.length) - 1] as Candidate;
+  const bound = (tier: number) => PER_OCCURRENCE * n * (tier - 1) + 1e-4;
+  if (Number(last.text_match) > bound(TIERS[walked.round - 1] as number)) return walked.rows;
+  const round = TIERS.findIndex((tier) => Number(last.text_match) > bound(tier)) + 1;
+  if (round === 0) return undefined;
+  return (await rankTiers(query, round))?.rows;
+}
+
+/**
+ * One statement: the visible records of the tiers down to round `through` (or, when undefined,
+ * down to the round where the counted matches first reach the limit), ranked by ts_rank_cd.
+ */
+async function rankTiers(
+  query: TieredQuery,
+  through: number | undefined,
+): Promise<{ rows: Candidate[]; round: number } | undefined> {
+  const { params, where, tsq } = query.base();
+  const tokens = TIERS.flatMap((tier) =>
+    query.lexemes.map((lexeme) => `${query.workspaceId}:${tier}:${lexeme}`),
+  );
+  const rounds = TIERS.flatMap((_, i) => query.lexemes.map(() => i + 1));
+  const tokenList = params.add(tokens);
+  const roundList = params.add(rounds);
+  const limit = params.add(query.limit);
+  // A record in a tier holds a wanted word, so it matches unless an excluded term rules it out.
+  const match = query.exclusions ? "AND r.search_text @@ q.tsq" : "";
+  // The records of rounds first..last, read from the tier index alone: the fence (OFFSET 0)
+  // keeps the planner from ANDing in the far larger bitmaps of the workspace's other indexes.
+  const tiered = (first: string, last: string) => `(SELECT * FROM records t
+    WHERE t.search_text IS NOT NULL AND engram_text_tiers(t.workspace_id, t.search_text) &&
+      (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
+       WHERE u.round BETWEEN ${first} AND ${last})
+    OFFSET 0) r`;
+  const walk =
+    through === undefined
+      ? `walk AS (
+       SELECT 0 AS round, 0::bigint AS found
+       UNION ALL
+       SELECT w.round + 1, w.found + (
+         SELECT count(*) FROM ${tiered("w.round + 1", "w.round + 1")}, q
+         WHERE ${where} ${match})
+       FROM walk w WHERE w.found < ${limit} AND w.round < ${TIERS.length}
+     ),
+     walked AS (SELECT max(round) AS round, max(found) AS found FROM walk)`
+      : `walked AS (SELECT ${params.add(through)}::int AS round, ${limit}::bigint AS found)`;
+  const { rows } = await query.db.query<Candidate & { walked_round: number }>(
+    `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk}
+     SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match,
+       (SELECT round FROM walked) AS walked_round
+     FROM ${tiered("1", "(SELECT round FROM walked)")}, q
+     WHERE (SELECT found FROM walked) >= ${limit} AND ${where} ${match}
+     ORDER BY text_match DESC, r.seq DESC LIMIT ${limit}`,
+    params.values,
+  );
+  if (rows.length < query.limit) return undefined;
+  return {
+    rows: rows.map(({ walked_round: _, ...candidate }) => candidate),
+    round: Number(rows[0]?.walked_round),
+  };
+}
