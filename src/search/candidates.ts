@@ -68,7 +68,9 @@ export async function textCandidates(input: ProposeInput, limit: number): Promis
     const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
     return { params, tsq, where };
   };
-  if (!input.exhaustiveText) {
+  // One entity's matches are few and its rows are read through the entity index; the tiers
+  // are workspace-wide, so they serve searches not scoped by entity.
+  if (!input.exhaustiveText && !input.part.scope.entities) {
     const terms = textTerms(q);
     const lexemes = await termLexemes(input.db, config, terms);
     const tiered = lexemes

@@ -24,7 +24,8 @@
 //   when no walkable link names it as subject or object. Nodes are ordered by entity, key
 //   (byte order, keyless first), then id.
 // - backend: one entry per search profile of the collections read; candidate_count counts the
-//   rows read there (links, plus node rows for graph_orphans). profiles: the sorted profiles of
+//   rows read there (a walk: the links of its frontiers; graph_orphans: every link, plus node
+//   rows). profiles: the sorted profiles of
 //   every listed version of the collections the view names.
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { ParamDecl } from "../catalog/params.js";
@@ -33,6 +34,7 @@ import type { CollectionDef } from "../catalog/types.js";
 import type { GraphMapping, ViewDef } from "../catalog/views.js";
 import { type Db, storageLayout } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
+import { collectionVersionSql, fieldValueSql } from "./field-sql.js";
 import { HIT_TEXT_CHARS, shortenMiddle } from "./shape.js";
 import { Params } from "./sql.js";
 
@@ -121,27 +123,35 @@ const LIVE = `(r.run_id IS NULL OR EXISTS (SELECT 1 FROM records p WHERE p.works
       AND (p.key IS NULL OR EXISTS (SELECT 1 FROM heads ph WHERE ph.workspace_id = p.workspace_id AND ph.entity = p.entity
         AND ph.collection = p.collection AND ph.key = p.key AND ph.status = p.status AND ph.record_id = p.id))))`;
 
-/** Every walkable link of the workspace, in one query (predicates filtered there when given). */
+/**
+ * The walkable links of the workspace (predicates filtered when given), or with `touching` only
+ * those naming one of these nodes as subject (`out`), object (`in`) or either: a walk reads the
+ * links of its frontier, through the declared fields' expression indexes when the mapping's
+ * fields are declared `filter` (src/search/field-indexes.ts).
+ */
 export async function loadLinks(
   db: Db,
   workspaceId: string,
   catalog: InstalledCatalog,
   mapping: GraphMapping,
   predicates: string[] = [],
+  touching?: { nodes: string[]; direction: Direction },
 ): Promise<{ links: GraphLink[]; read: Map<string, number> }> {
   const versions = listedVersions(catalog, mapping.edges);
   const read = new Map<string, number>(versions.map((def) => [def.search_profile, 0]));
   if (versions.length === 0) return { links: [], read };
   const params = new Params();
   const filters = ["e.subject IS NOT NULL", "e.object IS NOT NULL"];
+  const scope = touching
+    ? touchingSql(params, versions, mapping, touching)
+    : `r.collection = ${params.add(mapping.edges)} AND r.collection_version = ANY(${params.add(versions.map((def) => def.version))}::int[])`;
   const sql = `SELECT e.* FROM (
     SELECT r.id, r.collection_version, r.text, r.content,
       ${fieldSql(params, versions, mapping.subject)} AS subject,
       ${fieldSql(params, versions, mapping.object)} AS object,
       ${fieldSql(params, versions, mapping.predicate)} AS predicate
     FROM records r
-    WHERE r.workspace_id = ${params.add(workspaceId)} AND r.collection = ${params.add(mapping.edges)}
-      AND r.collection_version = ANY(${params.add(versions.map((def) => def.version))}::int[])
+    WHERE r.workspace_id = ${params.add(workspaceId)} AND ${scope}
       AND ${CURRENT_ACTIVE}
       AND ${LIVE}
   ) e`;
@@ -154,6 +164,35 @@ export async function loadLinks(
     return link;
   });
   return { links, read };
+}
+
+/**
+ * Links of the listed versions whose subject or object (by direction) is one of the nodes: per
+ * version, the field index's expression and predicate, so the planner can probe it.
+ */
+function touchingSql(
+  params: Params,
+  versions: CollectionDef[],
+  mapping: GraphMapping,
+  touching: { nodes: string[]; direction: Direction },
+): string {
+  const nodes = `${params.add(touching.nodes)}::text[]`;
+  const ends =
+    touching.direction === "out"
+      ? [mapping.subject]
+      : touching.direction === "in"
+        ? [mapping.object]
+        : [mapping.subject, mapping.object];
+  const arms = versions.flatMap((def) =>
+    ends.flatMap((field) => {
+      const declared = Object.hasOwn(def.fields, field) ? def.fields[field] : undefined;
+      if (!declared) return [];
+      return [
+        `(${collectionVersionSql("r.", def.name, def.version)} AND ${fieldValueSql("r.", declared)} = ANY(${nodes}))`,
+      ];
+    }),
+  );
+  return arms.length ? `(${arms.join(" OR ")})` : "false";
 }
 
 function compareStrings(a: string, b: string): number {
@@ -230,7 +269,11 @@ export function walkLinks(links: GraphLink[], walk: GraphWalk) {
   };
 }
 
-/** A graph walk over the view's edges collection (also for answers and graph_boost). */
+/**
+ * A graph walk over the view's edges collection (also for answers and graph_boost). The links are
+ * read frontier by frontier, depth times: a path of at most depth links from the seed uses only
+ * links so reached, so the walk over them is the walk over every link.
+ */
 export async function walkGraph(
   db: Db,
   workspaceId: string,
@@ -238,8 +281,29 @@ export async function walkGraph(
   mapping: GraphMapping,
   walk: GraphWalk,
 ): Promise<GraphWalkResult> {
-  const { links, read } = await loadLinks(db, workspaceId, catalog, mapping, walk.predicates);
-  return { ...walkLinks(links, walk), read };
+  const links = new Map<string, GraphLink>();
+  const read = new Map<string, number>();
+  const reached = new Set<string>([walk.seed]);
+  let frontier = [walk.seed];
+  for (let depth = 1; depth <= walk.depth && frontier.length > 0; depth++) {
+    const level = await loadLinks(db, workspaceId, catalog, mapping, walk.predicates, {
+      nodes: frontier,
+      direction: walk.direction,
+    });
+    for (const [profile, n] of level.read) read.set(profile, (read.get(profile) ?? 0) + n);
+    const next: string[] = [];
+    for (const link of level.links) {
+      links.set(link.id, link);
+      for (const node of [link.subject, link.object]) {
+        if (!reached.has(node)) {
+          reached.add(node);
+          next.push(node);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return { ...walkLinks([...links.values()], walk), read };
 }
 
 /** Arguments of a graph view: the seed trimmed, the limit within the deployment ceiling. */

@@ -136,7 +136,8 @@ describe("graph views", () => {
         candidate_count: expect.any(Number),
       },
     ]);
-    expect(body.backend[0].candidate_count).toBeGreaterThanOrEqual(5);
+    // The walk reads the links of its frontiers: at least those it returns.
+    expect(body.backend[0].candidate_count).toBeGreaterThanOrEqual(body.hits.length);
   });
 
   it("follows links backwards (in) and either way (both)", async () => {
