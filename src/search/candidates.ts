@@ -60,7 +60,9 @@ function textConfig(input: ProposeInput): string {
 export async function textCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
   const config = textConfig(input);
   const q = input.q ?? "";
-  if (!tsQuerySql(new Params(), config, q)) return [];
+  const terms = textTerms(q);
+  // No wanted term (only exclusions, or none): tsQuerySql has no query and nothing matches.
+  if (!terms.some((term) => !term.negate)) return [];
   // The parameters, tsquery and filters of one statement (the tiers issue one per round).
   const base = () => {
     const params = new Params();
@@ -71,7 +73,6 @@ export async function textCandidates(input: ProposeInput, limit: number): Promis
   // One entity's matches are few and its rows are read through the entity index; the tiers
   // are workspace-wide, so they serve searches not scoped by entity.
   if (!input.exhaustiveText && !input.part.scope.entities) {
-    const terms = textTerms(q);
     const lexemes = await termLexemes(input.db, config, terms);
     const tiered = lexemes
       ? await tieredTextCandidates({
