@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseOptions } from "./options.js";
+import { latencyPlot } from "./plot.js";
 import { machine, report, type SizeResult } from "./report.js";
 
 const options = parseOptions(process.argv.slice(2));
@@ -83,7 +84,9 @@ try {
   const base = freeBase(path.join(dir, name));
   await writeFile(`${base}.json`, `${JSON.stringify(run, null, 2)}\n`);
   await writeFile(`${base}.md`, `${markdown}\n`);
-  console.log(`saved ${base}.json and .md`);
+  const svg = latencyPlot(run);
+  if (svg) await writeFile(`${base}.svg`, svg);
+  console.log(`saved ${base}.json${svg ? ", .md and .svg" : " and .md"}`);
 } catch (error) {
   console.error((error as Error).message);
   process.exitCode = 1;

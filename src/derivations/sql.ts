@@ -46,14 +46,18 @@ export const QUEUED_WITH_REASON = `
   SELECT payload->>'entity' AS entity FROM jobs
   WHERE workspace_id = $1 AND coalesce_key = ANY($2::text[]) AND state = 'queued' AND payload->'reasons' @> $3::jsonb`;
 
-/** Per entity: the summed metric of ready evidence above the watermark, and the last queue time. */
+/**
+ * Per entity: the summed metric of ready evidence above the watermark. The sum is a subquery per
+ * entity so that it always reads that entity's rows by (entity, seq): as a join, with planner
+ * statistics lagging a fast ingest, it scanned every record of the collections (37 ms at 20k).
+ */
 export const ACCUMULATED = `
-  SELECT e.entity, COALESCE(sum((r.scores->>$4)::float8), 0)::float8 AS total
+  SELECT e.entity, COALESCE((
+    SELECT sum((r.scores->>$4)::float8) FROM records r
+    WHERE r.workspace_id = $1 AND r.entity = e.entity AND r.seq > COALESCE(s.watermark_seq, 0)
+      AND r.collection = ANY($3::text[]) AND r.ready AND r.scores ? $4 AND NOT ${own("$5")}), 0)::float8 AS total
   FROM unnest($2::text[]) AS e(entity)
-  LEFT JOIN derivation_state s ON s.workspace_id = $1 AND s.derivation = $5 AND s.entity = e.entity
-  LEFT JOIN records r ON r.workspace_id = $1 AND r.entity = e.entity AND r.collection = ANY($3::text[])
-    AND r.ready AND r.scores ? $4 AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$5")}
-  GROUP BY e.entity`;
+  LEFT JOIN derivation_state s ON s.workspace_id = $1 AND s.derivation = $5 AND s.entity = e.entity`;
 
 /** Whether ready evidence lies above the watermark (dirty), and how many source rows are unready. */
 export const EVIDENCE_STATE = `
