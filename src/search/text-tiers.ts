@@ -21,26 +21,89 @@ const down = (from: number, to: number, step: number) =>
  */
 const TIERS = [...down(224, 128, 32), ...down(112, 64, 16), ...down(56, 40, 8), ...down(32, 2, 1)];
 
+/** A wanted lexeme and the planner's estimate of how many records hold it (undefined: no statistics). */
+export interface QueryLexeme {
+  lexeme: string;
+  matches: number | undefined;
+}
+
+/** ANALYZE's element statistics of records.search_text: lexeme frequencies over all workspaces. */
+interface LexemeStats {
+  rows: number;
+  frequency: Map<string, number>;
+  /** An unlisted lexeme is rarer than the least listed one. */
+  least: number;
+}
+
+const LEXEME_STATS = `
+  SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+    greatest(c.reltuples, 0)::float8 AS rows
+  FROM pg_stats s JOIN pg_class c ON c.oid = 'records'::regclass
+  WHERE s.schemaname = current_schema() AND s.tablename = 'records' AND s.attname = 'search_text'
+    AND s.most_common_elems IS NOT NULL`;
+
+/** Statistics change only when ANALYZE runs: read them at most once a minute per database. */
+const STATS_TTL_MS = 60_000;
+const statsCache = new WeakMap<Db, { at: number; stats: Promise<LexemeStats | undefined> }>();
+
+async function loadLexemeStats(db: Db): Promise<LexemeStats | undefined> {
+  const { rows } = await db.query<{ elems: string[]; freqs: number[]; rows: number }>(LEXEME_STATS);
+  const row = rows[0];
+  if (!row || row.elems.length === 0) return undefined;
+  // The frequencies are followed by their minimum, maximum and null share: take one per lexeme.
+  const freqs = row.freqs.slice(0, row.elems.length).map(Number);
+  return {
+    rows: Number(row.rows),
+    frequency: new Map(row.elems.map((elem, i) => [elem, freqs[i] as number])),
+    least: Math.min(...freqs),
+  };
+}
+
+function lexemeStats(db: Db): Promise<LexemeStats | undefined> {
+  const cached = statsCache.get(db);
+  if (cached && performance.now() - cached.at < STATS_TTL_MS) return cached.stats;
+  const stats = loadLexemeStats(db).catch(() => undefined);
+  statsCache.set(db, { at: performance.now(), stats });
+  return stats;
+}
+
 /**
- * The lexeme of each wanted term, or undefined when a wanted term is a phrase or normalizes to
- * more than one lexeme. Terms of stop words only have none and drop out, as in the tsquery.
+ * The lexeme of each wanted term with its estimated match count, or undefined when a wanted term
+ * is a phrase or normalizes to more than one lexeme. Terms of stop words only have none and drop
+ * out, as in the tsquery.
  */
-export async function termLexemes(db: Db, config: string, terms: TextTerm[]): Promise<string[] | undefined> {
+export async function termLexemes(
+  db: Db,
+  config: string,
+  terms: TextTerm[],
+): Promise<QueryLexeme[] | undefined> {
   const wanted = terms.filter((term) => !term.negate);
   if (wanted.some((term) => term.phrase)) return undefined;
-  const { rows } = await db.query<{ lexemes: string[] }>(
-    `SELECT ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($1::regconfig, t.text)) AS u) AS lexemes
-     FROM unnest($2::text[]) AS t(text)`,
-    [config, wanted.map((term) => term.text)],
-  );
+  const [{ rows }, stats] = await Promise.all([
+    db.query<{ lexemes: string[] }>(
+      `SELECT ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($1::regconfig, t.text)) AS u) AS lexemes
+       FROM unnest($2::text[]) AS t(text)`,
+      [config, wanted.map((term) => term.text)],
+    ),
+    lexemeStats(db),
+  ]);
   if (rows.some((row) => row.lexemes.length > 1)) return undefined;
-  return [...new Set(rows.flatMap((row) => row.lexemes))];
+  const lexemes = [...new Set(rows.flatMap((row) => row.lexemes))];
+  return lexemes.map((lexeme) => ({
+    lexeme,
+    matches: stats && stats.rows * (stats.frequency.get(lexeme) ?? stats.least),
+  }));
+}
+
+/** A tsquery literal matching any of the lexemes as they are (no normalization again). */
+function anyLexemeQuery(lexemes: string[]): string {
+  return lexemes.map((lexeme) => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
 }
 
 export interface TieredQuery {
   db: Db;
   workspaceId: string;
-  lexemes: string[];
+  lexemes: QueryLexeme[];
   /** The query excludes terms: a tiered record must still be checked against the tsquery. */
   exclusions: boolean;
   /** Builds the round's parameters, visibility filters and tsquery (the caller's). */
@@ -54,52 +117,73 @@ export interface TieredQuery {
 const PER_OCCURRENCE = 0.1;
 
 /**
+ * A lexeme estimated to be in at most this many times the pool's records is rare: every record
+ * holding it is read outright, so it adds nothing to the bound on the records left out.
+ */
+const RARE_POOL_SHARE = 10;
+
+/**
  * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers hold
- * fewer (the caller then scores every match). A recursive count walks the tiers down until
- * `limit` visible matches are reached (a tier no record reaches is one index probe) and the
- * records of the tiers walked are ranked. A record left out holds each of the n words fewer
- * than T times (T the last tier walked), so it ranks at most n (T - 1) occurrences; when the
- * `exact`-th candidate does not rank above that, the tiers are read down to the one that makes
- * it so (and every match is scored when none does). The best `exact` candidates are then
- * exactly the exhaustive ones; the rest of the pool is the best of the tiers read.
+ * fewer (the caller then scores every match). Rare lexemes (by the planner's statistics) have
+ * every record holding them read; the common ones are read by tiers: a recursive count walks the
+ * tiers down until `limit` visible matches are reached (a tier no record reaches is one index
+ * probe) and the records of the tiers walked are ranked with the rare lexemes' records. A
+ * record left out holds no rare lexeme and each of the n common ones fewer than T times (T the
+ * last tier walked), so it ranks at most n (T - 1) occurrences; when the `exact`-th candidate
+ * does not rank above that, the tiers are read down to the one that makes it so (and every match
+ * is scored when none does). The best `exact` candidates are then exactly the exhaustive ones;
+ * the rest of the pool is the best of the records read. Estimates only decide what is read,
+ * never what is exact.
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
-  const n = query.lexemes.length;
+  const rareUpTo = RARE_POOL_SHARE * query.limit;
+  const isRare = (l: QueryLexeme) => l.matches !== undefined && l.matches <= rareUpTo;
+  const words = {
+    common: query.lexemes.filter((l) => !isRare(l)).map((l) => l.lexeme),
+    rare: query.lexemes.filter(isRare).map((l) => l.lexeme),
+  };
+  const n = words.common.length;
+  // Every word rare: scoring every match reads few records.
   if (n === 0) return undefined;
-  const walked = await rankTiers(query, undefined);
+  const walked = await rankTiers(query, words, undefined);
   if (!walked) return undefined;
   const last = walked.rows[Math.min(query.exact, walked.rows.length) - 1] as Candidate;
   const bound = (tier: number) => PER_OCCURRENCE * n * (tier - 1) + 1e-4;
   if (Number(last.text_match) > bound(TIERS[walked.round - 1] as number)) return walked.rows;
   const round = TIERS.findIndex((tier) => Number(last.text_match) > bound(tier)) + 1;
   if (round === 0) return undefined;
-  return (await rankTiers(query, round))?.rows;
+  return (await rankTiers(query, words, round))?.rows;
 }
 
 /**
- * One statement: the visible records of the tiers down to round `through` (or, when undefined,
- * down to the round where the counted matches first reach the limit), ranked by ts_rank_cd.
+ * One statement: the visible records of the common words' tiers down to round `through` (or,
+ * when undefined, down to the round where the counted matches first reach the limit) and of the
+ * rare words, ranked by ts_rank_cd.
  */
 async function rankTiers(
   query: TieredQuery,
+  words: { common: string[]; rare: string[] },
   through: number | undefined,
 ): Promise<{ rows: Candidate[]; round: number } | undefined> {
   const { params, where, tsq } = query.base();
   const tokens = TIERS.flatMap((tier) =>
-    query.lexemes.map((lexeme) => `${query.workspaceId}:${tier}:${lexeme}`),
+    words.common.map((lexeme) => `${query.workspaceId}:${tier}:${lexeme}`),
   );
-  const rounds = TIERS.flatMap((_, i) => query.lexemes.map(() => i + 1));
+  const rounds = TIERS.flatMap((_, i) => words.common.map(() => i + 1));
   const tokenList = params.add(tokens);
   const roundList = params.add(rounds);
   const limit = params.add(query.limit);
   // A record in a tier holds a wanted word, so it matches unless an excluded term rules it out.
   const match = query.exclusions ? "AND r.search_text @@ q.tsq" : "";
-  // The records of rounds first..last, read from the tier index alone: the fence (OFFSET 0)
-  // keeps the planner from ANDing in the far larger bitmaps of the workspace's other indexes.
-  const tiered = (first: string, last: string) => `(SELECT * FROM records t
-    WHERE t.search_text IS NOT NULL AND engram_text_tiers(t.workspace_id, t.search_text) &&
+  const rare =
+    words.rare.length > 0 ? `OR t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery` : "";
+  // The records of rounds first..last (and, to rank, the rare words' records), read from the
+  // text indexes alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger
+  // bitmaps of the workspace's other indexes.
+  const tiered = (first: string, last: string, orRare = "") => `(SELECT * FROM records t
+    WHERE t.search_text IS NOT NULL AND (engram_text_tiers(t.workspace_id, t.search_text) &&
       (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
-       WHERE u.round BETWEEN ${first} AND ${last})
+       WHERE u.round BETWEEN ${first} AND ${last}) ${orRare})
     OFFSET 0) r`;
   const walk =
     through === undefined
@@ -113,12 +197,16 @@ async function rankTiers(
      ),
      walked AS (SELECT max(round) AS round, max(found) AS found FROM walk)`
       : `walked AS (SELECT ${params.add(through)}::int AS round, ${limit}::bigint AS found)`;
+  // The pool is materialized: as a subquery the planner rescanned it once per visible
+  // collection (a nested loop under the collection filter, 6 reads instead of 1).
   const { rows } = await query.db.query<Candidate & { walked_round: number }>(
-    `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk}
+    `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk},
+     pool AS MATERIALIZED (SELECT r.* FROM ${tiered("1", "(SELECT round FROM walked)", rare)}
+       WHERE (SELECT found FROM walked) >= ${limit})
      SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match,
        (SELECT round FROM walked) AS walked_round
-     FROM ${tiered("1", "(SELECT round FROM walked)")}, q
-     WHERE (SELECT found FROM walked) >= ${limit} AND ${where} ${match}
+     FROM pool r, q
+     WHERE ${where} ${match}
      ORDER BY text_match DESC, r.seq DESC LIMIT ${limit}`,
     params.values,
   );

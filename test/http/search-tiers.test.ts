@@ -190,13 +190,14 @@ describe("search: text proposals from term-frequency tiers", () => {
       );
       return found.map((c) => c.id);
     };
-    /** The database with every statement's text recorded. */
-    const recording = (seen: string[]): Db =>
+    /** The database with every statement's text (and, when asked, parameters) recorded. */
+    const recording = (seen: string[], values: unknown[] = []): Db =>
       new Proxy(t.db, {
         get(target, property) {
           if (property === "query") {
             return (sql: string, params?: unknown[]) => {
               seen.push(sql);
+              values.push(...(params ?? []));
               return target.query(sql, params);
             };
           }
@@ -222,6 +223,38 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(seen.some((sql) => sql.includes("engram_text_tiers"))).toBe(true);
       expect(tiered).toEqual(await propose(body, true));
       expect(tiered).toHaveLength(5);
+    });
+
+    it("reads every record of a rare word (by the planner's statistics) beside the common words' tiers", async () => {
+      await t.db.exec("ANALYZE records");
+      // ticket3 is written once, in one record; refund is in most records, often repeated.
+      const body = { mode: "text", q: "refund ticket3", k: 5, params: { candidates: 5 } };
+      const seen: string[] = [];
+      const values: unknown[] = [];
+      const tiered = await propose(body, false, recording(seen, values));
+      expect(tiered).toEqual(await propose(body, true));
+      expect(tiered).toHaveLength(5);
+      // One tier statement reads the rare word's records through the full-text index.
+      const tierStatements = seen.filter((sql) => sql.includes("engram_text_tiers"));
+      expect(tierStatements.length).toBeGreaterThan(0);
+      expect(tierStatements.every((sql) => sql.includes("::tsquery"))).toBe(true);
+      expect(values).toContain("'ticket3'");
+      expect(
+        values.some((v) => Array.isArray(v) && v.some((token) => String(token).endsWith(":refund"))),
+      ).toBe(true);
+      expect(
+        values.some((v) => Array.isArray(v) && v.some((token) => String(token).endsWith(":ticket3"))),
+      ).toBe(false);
+    });
+
+    it("a query of rare words only scores every match", async () => {
+      await t.db.exec("ANALYZE records");
+      const body = { mode: "text", q: "ticket3 ticket17", k: 5, params: { candidates: 5 } };
+      const seen: string[] = [];
+      const found = await propose(body, false, recording(seen));
+      expect(found).toEqual(await propose(body, true));
+      expect(found).toHaveLength(2);
+      expect(seen.some((sql) => sql.includes("engram_text_tiers"))).toBe(false);
     });
 
     it("a quoted phrase, or fewer tiered records than candidates, scores every match", async () => {
