@@ -116,7 +116,7 @@ export async function measureErase(
   } finally {
     await worker.stop();
   }
-  await system.db.exec("ANALYZE");
+  await system.db.exec("VACUUM ANALYZE");
   const before = await searchP50(api, key, vocabulary, options.records, options.seed);
   const started = performance.now();
   const erased = await api.post<{ deleted: number }>(key, "/erase", { entity });

@@ -6,5 +6,6 @@ import * as sql from "./sql.js";
 
 export async function markAccessed(db: Db, workspaceId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.query(sql.MARK_ACCESSED, [workspaceId, ids]);
+  const { rowCount } = await db.query(sql.MARK_ACCESSED, [workspaceId, ids]);
+  db.noteWrites(rowCount);
 }

@@ -247,6 +247,7 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
           readiness: true,
         });
       });
+      ctx.db.noteWrites(chunk.length);
     }
     await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));
   };

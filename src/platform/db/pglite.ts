@@ -1,5 +1,6 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { type MaintenanceOptions, pgliteMaintenance } from "./pglite-maintenance.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
@@ -30,6 +31,8 @@ export interface PgliteOptions {
   dataDir: string;
   /** A data directory dump (from dumpDataDir) to start from, used by tests to skip initdb. */
   loadDataDir?: Blob;
+  /** When it vacuums (tests shorten the waits). */
+  maintenance?: MaintenanceOptions;
 }
 
 /** Embedded PostgreSQL. PGlite runs every statement on one connection, serialized. */
@@ -46,33 +49,14 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
     answeredAt = performance.now();
   };
   const root = wrap(pglite, answered);
-  // Without statistics the planner guesses one row per table and picks nested loops that turn
-  // quadratic (a 1,500-record vector search took 670 ms instead of 33 ms; 150 records, 30 ms
-  // instead of 17). Like autovacuum's defaults, re-analyze once 50 rows plus a tenth of those
-  // already analyzed were written, in the background.
-  let sinceAnalyze = 0;
-  let analyzedRows = 0;
-  let analyzing = false;
-  const noteWrites = (rows: number) => {
-    sinceAnalyze += rows;
-    if (analyzing || sinceAnalyze < 50 + analyzedRows / 10) return;
-    analyzing = true;
-    analyzedRows += sinceAnalyze;
-    sinceAnalyze = 0;
-    void pglite
-      .exec("ANALYZE")
-      .catch(() => undefined)
-      .finally(() => {
-        analyzing = false;
-      });
-  };
+  const maintenance = pgliteMaintenance(pglite, options.maintenance);
   return {
     kind: "pglite",
     hasVector: true,
     pglite,
     query: root.query,
     exec: root.exec,
-    noteWrites,
+    noteWrites: maintenance.noteWrites,
     answeredWithin: (ms) => !pglite.closed && performance.now() - answeredAt <= ms,
     transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx, answered))),
     withWorkspaceLock: (workspaceId, fn) =>
@@ -87,6 +71,7 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
       };
     },
     async close() {
+      maintenance.stop();
       if (!pglite.closed) await pglite.close();
     },
   };

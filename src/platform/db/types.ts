@@ -22,9 +22,9 @@ export interface Db extends Queryable {
   /** A transaction that holds the workspace's advisory lock until it ends. */
   withWorkspaceLock<T>(workspaceId: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
-   * Tells the database how many rows a write added, so that planner statistics follow the data:
-   * PGlite has no autovacuum, so it re-analyzes after enough growth; a server's autovacuum does
-   * this itself.
+   * Tells the database how many rows a committed write inserted or rewrote, so that statistics
+   * follow the data and dead row versions are reclaimed: PGlite has no autovacuum, so it
+   * re-analyzes and vacuums itself (pglite-maintenance.ts); a server's autovacuum does this.
    */
   noteWrites(rows: number): void;
   /**

@@ -1,0 +1,68 @@
+// PGlite has no autovacuum: the adapter re-analyzes as rows are written and vacuums once enough
+// rows were written and writes pause (src/platform/db/pglite-maintenance.ts). Timers are faked;
+// the vacuum itself runs on a real embedded database.
+import { readFile } from "node:fs/promises";
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { type Db, openPglite } from "../../src/platform/db/index.js";
+import { onServer } from "../support/db.js";
+
+const OPTIONS = { vacuumAfterRows: 10, quietMs: 100, maxDelayMs: 1000 };
+
+describe.skipIf(onServer)("PGlite maintenance", () => {
+  let db: Db;
+  const vacuums = async () =>
+    (
+      await db.query<{ n: number }>(
+        "SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'maintained'",
+      )
+    ).rows[0]?.n;
+  const advance = async (ms: number) => {
+    await vi.advanceTimersByTimeAsync(ms);
+    // The vacuum is queued on PGlite's one connection: a statement after it waits for it.
+    await db.query("SELECT 1");
+  };
+
+  beforeEach(async () => {
+    const dump = await readFile(inject("pgliteDump"));
+    db = await openPglite({ dataDir: "memory://", loadDataDir: new Blob([dump]), maintenance: OPTIONS });
+    await db.exec(
+      "CREATE TABLE maintained (id int PRIMARY KEY, v int); INSERT INTO maintained SELECT g, 0 FROM generate_series(1, 50) g",
+    );
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  });
+
+  afterEach(async () => {
+    vi.useRealTimers();
+    await db.close();
+  });
+
+  it("does not vacuum before enough rows were written", async () => {
+    db.noteWrites(OPTIONS.vacuumAfterRows - 1);
+    await advance(OPTIONS.maxDelayMs * 2);
+    expect(await vacuums()).toBe(0);
+  });
+
+  it("vacuums once enough rows were written and writes paused", async () => {
+    db.noteWrites(OPTIONS.vacuumAfterRows);
+    await advance(OPTIONS.quietMs - 10);
+    db.noteWrites(1);
+    await advance(OPTIONS.quietMs - 10);
+    expect(await vacuums()).toBe(0);
+    await advance(20);
+    expect(await vacuums()).toBe(1);
+    // Nothing written since: no second vacuum.
+    await advance(OPTIONS.maxDelayMs * 2);
+    expect(await vacuums()).toBe(1);
+  });
+
+  it("under writes that never pause, vacuums at most maxDelayMs late", async () => {
+    db.noteWrites(OPTIONS.vacuumAfterRows);
+    for (let waited = 0; waited < OPTIONS.maxDelayMs - OPTIONS.quietMs; waited += OPTIONS.quietMs / 2) {
+      await advance(OPTIONS.quietMs / 2);
+      db.noteWrites(1);
+    }
+    expect(await vacuums()).toBe(0);
+    await advance(OPTIONS.quietMs);
+    expect(await vacuums()).toBe(1);
+  });
+});
