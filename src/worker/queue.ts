@@ -57,11 +57,12 @@ const NOTIFY = `SELECT pg_notify('${JOBS_CHANNEL}', '')`;
 /**
  * Claims due jobs, and running jobs whose lease expired (a dead worker's), oldest first. A queued
  * job waits while live work with its coalesce key runs, so one key's work never runs twice at once.
+ * The pick is a MATERIALIZED CTE so that it runs once: as an IN subquery the planner may rescan
+ * it, and each rescan of a LIMIT ... SKIP LOCKED pick can add other rows (PGlite claimed 3 jobs
+ * for a limit of 2).
  */
 const CLAIM = `
-  UPDATE jobs SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-    attempts = attempts + 1, updated_at = now()
-  WHERE (workspace_id, id) IN (
+  WITH picked AS MATERIALIZED (
     SELECT workspace_id, id FROM jobs j
     WHERE kind = ANY($3::text[])
       AND ((state = 'queued' AND run_after <= now()) OR (state = 'running' AND lease_expires_at < now()))
@@ -71,7 +72,10 @@ const CLAIM = `
     ORDER BY run_after
     LIMIT $4
     FOR UPDATE SKIP LOCKED)
-  RETURNING *`;
+  UPDATE jobs SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
+    attempts = attempts + 1, updated_at = now()
+  FROM picked WHERE jobs.workspace_id = picked.workspace_id AND jobs.id = picked.id
+  RETURNING jobs.*`;
 
 const HEARTBEAT = `
   UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $4), updated_at = now()

@@ -50,6 +50,16 @@ export interface WorkerOptions {
   periodic?: PeriodicTask[];
 }
 
+/**
+ * Whether the loop waits (for a finished job, a notification or the poll) before claiming again:
+ * unless every free slot was just filled. Never loop without awaiting: on PGlite a query resolves
+ * as a microtask, so a loop that skipped the wait (as one did when a claim overfilled the slots
+ * and `free` went negative) starved timers and I/O for good.
+ */
+export function mustWait(free: number, claimed: number): boolean {
+  return free <= 0 || claimed < free;
+}
+
 // The heartbeat renews the lease well before it expires (a third of its length).
 const HEARTBEAT_FRACTION = 3;
 
@@ -135,7 +145,7 @@ export class Worker {
         });
         this.running.add(task);
       }
-      if (claimed.length < free || free === 0) await this.idle();
+      if (mustWait(free, claimed.length)) await this.idle();
     }
   }
 

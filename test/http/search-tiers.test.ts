@@ -69,8 +69,7 @@ describe("search: text proposals from term-frequency tiers", () => {
     workspaceId = ws.id;
     await t.publishExample(headers);
     await t.publishExample(other.headers);
-    // Written first: PGlite wedged when these two followed the events batch (a bug of its
-    // own, not of the tiers; see the session note). A keyed fact repeating the word, then superseded: only the current value may be proposed.
+    // A keyed fact repeating the word, then superseded: only the current value may be proposed.
     [staleFact] = await t.writeRecords(headers, [
       {
         collection: "customer_facts",

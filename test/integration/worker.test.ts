@@ -2,8 +2,10 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerHandlers } from "../../src/deps.js";
 import { claimJobs, enqueue, fence, LeaseLostError } from "../../src/worker/queue.js";
-import { Worker } from "../../src/worker/runner.js";
+import { mustWait, Worker } from "../../src/worker/runner.js";
+import { createWorkspace } from "../../src/workspaces/index.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
+import { createTestDb } from "../support/db.js";
 import { waitFor } from "../support/wait.js";
 
 const silent = pino({ level: "silent" });
@@ -107,6 +109,44 @@ describe("the worker", () => {
     ]);
     expect(a?.coalesced).toBe(false);
     expect(b).toMatchObject({ coalesced: true, jobId: a?.jobId });
+  });
+
+  it("claims at most the limit, oldest first, even when more jobs are due", async () => {
+    // A fresh database analyzed while its jobs table holds one job: the planner then rescanned
+    // the pick once per job row, and the claim took every due job (PGlite wedged on it).
+    const fresh = await createTestDb();
+    try {
+      const ws = await createWorkspace(fresh.db, "claim-limit");
+      const enqueued: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        if (i === 1) await fresh.db.exec("ANALYZE jobs");
+        const { jobId } = await fresh.db.transaction((tx) =>
+          enqueue(tx, {
+            workspaceId: ws.id,
+            kind: "limit_probe",
+            payload: {},
+            runAfter: new Date(Date.now() - (5 - i) * 1000),
+          }),
+        );
+        enqueued.push(jobId);
+      }
+      const claim = (limit: number) =>
+        claimJobs(fresh.db, { owner: "worker-limit", kinds: ["limit_probe"], leaseSeconds: 30, limit });
+      expect((await claim(2)).map((job) => job.id)).toEqual(enqueued.slice(0, 2));
+      expect((await claim(2)).map((job) => job.id)).toEqual(enqueued.slice(2, 4));
+      expect((await claim(2)).map((job) => job.id)).toEqual(enqueued.slice(4));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("waits before claiming again unless every free slot was just filled", () => {
+    expect(mustWait(2, 2)).toBe(false);
+    expect(mustWait(2, 1)).toBe(true);
+    expect(mustWait(2, 0)).toBe(true);
+    expect(mustWait(0, 0)).toBe(true);
+    // Slots overfilled (more jobs running than the concurrency): wait, never spin.
+    expect(mustWait(-1, 0)).toBe(true);
   });
 
   it("lets another worker take over an expired lease, and fences the first one out", async () => {
