@@ -55,7 +55,13 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
   function vacuum() {
     timer = undefined;
     if (pglite.closed) return;
-    if (running) return schedule();
+    // An ANALYZE is still running: look again after a quiet period, not at once (a due vacuum
+    // would otherwise re-arm a 0 ms timer until it ends).
+    if (running) {
+      timer = setTimeout(vacuum, quietMs);
+      timer.unref();
+      return;
+    }
     analyzedRows += sinceAnalyze;
     sinceAnalyze = 0;
     sinceVacuum = 0;
