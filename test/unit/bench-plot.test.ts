@@ -53,6 +53,8 @@ describe("latencyPlot", () => {
     expect(svg.startsWith("<svg")).toBe(true);
     expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"');
     expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
+    // Its accessible name: the svg's first child is a non-empty title.
+    expect(svg.split("\n")[1]).toMatch(/^<title>Search latency p50 .+<\/title>$/);
     expect(svg.match(/<polyline /g)).toHaveLength(2);
     expect([...polylines(svg).keys()]).toEqual(["text", "text@customer"]);
     for (const points of polylines(svg).values()) expect(points).toHaveLength(3);
