@@ -37,7 +37,10 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
   let timer: NodeJS.Timeout | undefined;
   let running = false;
 
-  const run = (script: string) => {
+  // Both statements analyze: the rows written so far are then counted as analyzed.
+  const run = (script: "ANALYZE" | "VACUUM ANALYZE") => {
+    analyzedRows += sinceAnalyze;
+    sinceAnalyze = 0;
     running = true;
     void pglite
       .exec(script)
@@ -46,24 +49,22 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
         running = false;
       });
   };
-  const schedule = () => {
+  const arm = (ms: number) => {
     clearTimeout(timer);
-    const waited = performance.now() - (dueSince ?? performance.now());
-    timer = setTimeout(vacuum, Math.max(0, Math.min(quietMs, maxDelayMs - waited)));
+    timer = setTimeout(vacuum, ms);
     timer.unref();
+  };
+  /** A due vacuum runs once writes paused quietMs, and at most maxDelayMs after it fell due. */
+  const schedule = () => {
+    const waited = performance.now() - (dueSince ?? performance.now());
+    arm(Math.max(0, Math.min(quietMs, maxDelayMs - waited)));
   };
   function vacuum() {
     timer = undefined;
     if (pglite.closed) return;
     // An ANALYZE is still running: look again after a quiet period, not at once (a due vacuum
     // would otherwise re-arm a 0 ms timer until it ends).
-    if (running) {
-      timer = setTimeout(vacuum, quietMs);
-      timer.unref();
-      return;
-    }
-    analyzedRows += sinceAnalyze;
-    sinceAnalyze = 0;
+    if (running) return arm(quietMs);
     sinceVacuum = 0;
     dueSince = undefined;
     run("VACUUM ANALYZE");
@@ -79,8 +80,6 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
         schedule();
       }
       if (running || sinceAnalyze < 50 + analyzedRows / 10) return;
-      analyzedRows += sinceAnalyze;
-      sinceAnalyze = 0;
       run("ANALYZE");
     },
     stop() {
