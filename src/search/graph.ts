@@ -24,7 +24,7 @@
 //   when no walkable link names it as subject or object. Nodes are ordered by entity, key
 //   (byte order, keyless first), then id.
 // - backend: one entry per search profile of the collections read; candidate_count counts the
-//   rows read there (a walk: the links of its frontiers; graph_orphans: every link, plus node
+//   rows read there (a walk: the links of the frontiers it read; graph_orphans: every link, plus node
 //   rows). profiles: the sorted profiles of
 //   every listed version of the collections the view names.
 import type { InstalledCatalog } from "../catalog/index.js";
@@ -271,8 +271,10 @@ export function walkLinks(links: GraphLink[], walk: GraphWalk) {
 
 /**
  * A graph walk over the view's edges collection (also for answers and graph_boost). The links are
- * read frontier by frontier, depth times: a path of at most depth links from the seed uses only
- * links so reached, so the walk over them is the walk over every link.
+ * read frontier by frontier, up to depth times: a path of at most depth links from the seed uses
+ * only links so reached, so the walk over them is the walk over every link. Paths are ordered by
+ * distance first, so once the links read hold more than limit paths, deeper links could only add
+ * paths past the cut: the reading stops there (a hub seed reads one level, not its neighbours').
  */
 export async function walkGraph(
   db: Db,
@@ -302,6 +304,7 @@ export async function walkGraph(
       }
     }
     frontier = next;
+    if (depth < walk.depth && walkLinks([...links.values()], { ...walk, depth }).truncated) break;
   }
   return { ...walkLinks([...links.values()], walk), read };
 }

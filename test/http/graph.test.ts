@@ -189,6 +189,13 @@ describe("graph views", () => {
     const exact = await graph({ seed: "a", depth: 2, limit: 3 });
     expect(pathsOf(exact)).toEqual(["a>b", "a>c", "a>b>c"]);
     expect(exact.truncated).toBe(false);
+    // Paths go by distance: when the first level alone holds more than limit paths, the links
+    // of the next frontier are not read (a>b and a>c, not b's and c's 3 links as well).
+    const first = await graph({ seed: "a", depth: 2, limit: 1 });
+    expect(pathsOf(first)).toEqual(["a>b"]);
+    expect(first.truncated).toBe(true);
+    expect(first.backend[0].candidate_count).toBe(2);
+    expect(exact.backend[0].candidate_count).toBe(5);
     const one = await graph({ seed: "b", depth: 16, limit: 3 });
     expect(pathsOf(one)).toEqual(["b>a", "b>c", "b>a>c"]);
     expect(one.truncated).toBe(true);
