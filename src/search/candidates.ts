@@ -179,20 +179,66 @@ async function hybridSignals(
   );
 }
 
-/** Round-robin over the proposal lists, skipping ids already taken, up to the limit. */
-function interleave(lists: Candidate[][], limit: number): Candidate[] {
+/**
+ * Round-robin over the proposal lists, skipping ids already taken, up to the limit; `exhausted`
+ * marks the lists the round robin read to their end before it was done.
+ */
+function interleave(lists: Candidate[][], limit: number): { out: Candidate[]; exhausted: boolean[] } {
   const seen = new Set<string>();
   const out: Candidate[] = [];
+  const exhausted = lists.map(() => false);
   for (let i = 0; out.length < limit && lists.some((list) => i < list.length); i++) {
-    for (const list of lists) {
+    lists.forEach((list, j) => {
       const candidate = list[i];
-      if (candidate && !seen.has(candidate.id) && out.length < limit) {
+      if (out.length >= limit) return;
+      if (!candidate) exhausted[j] = true;
+      else if (!seen.has(candidate.id)) {
         seen.add(candidate.id);
         out.push(candidate);
       }
-    }
+    });
   }
-  return out;
+  // Every list ran out before the limit was reached.
+  if (out.length < limit) exhausted.fill(true);
+  return { out, exhausted };
+}
+
+/** Hybrid lists share a few records (a recent one that also matches): read each a little deeper. */
+const OVERLAP_MARGIN = 1.25;
+
+/**
+ * The round robin over the lists read `limit` deep, reading each only as deep as the round robin
+ * goes: first a quarter more than limit / lists deep (what it takes from lists that share up to
+ * a quarter of the limit), then, for a list
+ * it read to the end while that list may hold more, deeper (twice, up to limit) and again. A
+ * proposal's cost grows with its depth (an HNSW scan iterates past ef_search, the text tiers walk
+ * further), so lists that barely overlap are read a third as deep.
+ */
+export async function interleaveByNeed(
+  proposers: ((limit: number) => Promise<Candidate[]>)[],
+  limit: number,
+): Promise<Candidate[]> {
+  const depths = proposers.map(() => Math.min(limit, Math.ceil((OVERLAP_MARGIN * limit) / proposers.length)));
+  const lists = await Promise.all(proposers.map((propose, j) => propose(depths[j] as number)));
+  for (;;) {
+    const { out, exhausted } = interleave(lists, limit);
+    const deeper = lists.flatMap((list, j) =>
+      exhausted[j] && list.length >= (depths[j] as number) && (depths[j] as number) < limit ? [j] : [],
+    );
+    console.error(
+      "deeper",
+      deeper,
+      lists.map((l) => l.length),
+      out.length,
+    );
+    if (deeper.length === 0) return out;
+    await Promise.all(
+      deeper.map(async (j) => {
+        depths[j] = Math.min(limit, 2 * (depths[j] as number));
+        lists[j] = await (proposers[j] as (limit: number) => Promise<Candidate[]>)(depths[j] as number);
+      }),
+    );
+  }
 }
 
 export async function propose(input: ProposeInput): Promise<Proposal> {
@@ -213,12 +259,12 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
       break;
     case "hybrid": {
       // Independent proposals: a server pool runs them at once (PGlite queues them).
-      const lists = await Promise.all([
-        vectorCandidates(input, limit),
-        textCandidates(input, limit),
-        recentCandidates(input, limit),
-      ]);
-      candidates = interleave(lists, limit);
+      candidates = await interleaveByNeed(
+        [vectorCandidates, textCandidates, recentCandidates].map(
+          (proposer) => (n: number) => proposer(input, n),
+        ),
+        limit,
+      );
       const signals = await hybridSignals(
         input,
         candidates.map((c) => c.id),
