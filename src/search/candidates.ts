@@ -57,7 +57,11 @@ function textConfig(input: ProposeInput): string {
 }
 
 /** Text proposals, best ts_rank_cd first (also the bench's recall measure, bench/recall.ts). */
-export async function textCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+export async function textCandidates(
+  input: ProposeInput,
+  limit: number,
+  missing: Missing = {},
+): Promise<Candidate[]> {
   const config = textConfig(input);
   const q = input.q ?? "";
   const terms = textTerms(q);
@@ -68,7 +72,7 @@ export async function textCandidates(input: ProposeInput, limit: number): Promis
     const params = new Params();
     const tsq = tsQuerySql(params, config, q) as string;
     const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-    return { params, tsq, where };
+    return { params, tsq, where, columns: missingSignalsSql(input, params, missing) };
   };
   // One entity's matches are few and its rows are read through the entity index; the tiers
   // are workspace-wide, so they serve searches not scoped by entity.
@@ -87,10 +91,10 @@ export async function textCandidates(input: ProposeInput, limit: number): Promis
       : undefined;
     if (tiered) return tiered;
   }
-  const { params, tsq, where } = base();
+  const { params, tsq, where, columns } = base();
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match
+    `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM records r, (SELECT ${tsq} AS tsq) q
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -98,10 +102,15 @@ export async function textCandidates(input: ProposeInput, limit: number): Promis
   );
 }
 
-async function vectorCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+async function vectorCandidates(
+  input: ProposeInput,
+  limit: number,
+  missing: Missing = {},
+): Promise<Candidate[]> {
   if (!input.query) return [];
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  const columns = missingSignalsSql(input, params, missing);
   // An entity-scoped search reads few rows: an exact scan over them is faster than an HNSW walk
   // that must pass many other entities' neighbours (and may stop at hnsw.max_scan_tuples before
   // finding them all), so only searches not scoped by entity use the index.
@@ -113,7 +122,7 @@ async function vectorCandidates(input: ProposeInput, limit: number): Promise<Can
     const distance = `${spaceVectorSql("e.embedding", vector.length)} <=> ${params.add(JSON.stringify(vector))}::vector`;
     return run(
       input.db,
-      `SELECT ${CANDIDATE_COLUMNS}, 1 - (${distance}) AS similarity
+      `SELECT ${CANDIDATE_COLUMNS}, 1 - (${distance}) AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
          AND ${spacePredicateSql("e", space, vector.length)}
        WHERE ${where}
@@ -125,7 +134,7 @@ async function vectorCandidates(input: ProposeInput, limit: number): Promise<Can
   const similarity = similaritySql(input.db, params, input.query);
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS}, ${similarity} AS similarity
+    `SELECT ${CANDIDATE_COLUMNS}, ${similarity} AS similarity${columns}
      FROM records r ${join}
      WHERE ${where}
      ORDER BY similarity DESC NULLS LAST, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -133,12 +142,17 @@ async function vectorCandidates(input: ProposeInput, limit: number): Promise<Can
   );
 }
 
-async function recentCandidates(input: ProposeInput, limit: number): Promise<Candidate[]> {
+async function recentCandidates(
+  input: ProposeInput,
+  limit: number,
+  missing: Missing = {},
+): Promise<Candidate[]> {
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  const columns = missingSignalsSql(input, params, missing);
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS} FROM records r WHERE ${where}
+    `SELECT ${CANDIDATE_COLUMNS}${columns} FROM records r WHERE ${where}
      ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
   );
@@ -156,27 +170,33 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   );
 }
 
-/** Both signals for a hybrid pool: similarity (when embedded) and text_match (0 when no match). */
-async function hybridSignals(
-  input: ProposeInput,
-  ids: string[],
-): Promise<Map<string, { similarity?: number; text_match: number }>> {
-  const params = new Params();
-  const tsq = tsQuerySql(params, textConfig(input), input.q ?? "") ?? "''::tsquery";
-  const similarity = input.query ? similaritySql(input.db, params, input.query) : "NULL::float8";
-  const join = input.query
-    ? `LEFT JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(input.query.space)}`
-    : "";
-  const { rows } = await input.db.query<{ id: string; similarity: number | null; text_match: number }>(
-    `SELECT r.id, ${similarity} AS similarity,
-       CASE WHEN r.search_text @@ q.tsq THEN ts_rank_cd(r.search_text, q.tsq) ELSE 0 END AS text_match
-     FROM records r ${join}, (SELECT ${tsq} AS tsq) q
-     WHERE r.workspace_id = ${params.add(input.workspaceId)} AND r.id = ANY(${params.add(ids)}::uuid[])`,
-    params.values,
-  );
-  return new Map(
-    rows.map((row) => [row.id, { similarity: row.similarity ?? undefined, text_match: row.text_match }]),
-  );
+/** The signals a hybrid candidate needs beside its own list's (none outside hybrid). */
+interface Missing {
+  text_match?: boolean;
+  similarity?: boolean;
+}
+
+/**
+ * Columns computing the missing signals of each row a proposal returns: similarity (null when
+ * the record has no embedding in the query's space) and text_match (0 when it does not match).
+ * Computed inside the proposal, for its rows only, instead of in a statement after the merge.
+ */
+function missingSignalsSql(input: ProposeInput, params: Params, missing: Missing): string {
+  const columns: string[] = [];
+  if (missing.text_match) {
+    const tsq = tsQuerySql(params, textConfig(input), input.q ?? "") ?? "''::tsquery";
+    columns.push(`(SELECT CASE WHEN r.search_text @@ x.tsq THEN ts_rank_cd(r.search_text, x.tsq) ELSE 0 END
+      FROM (SELECT ${tsq} AS tsq) x) AS text_match`);
+  }
+  if (missing.similarity) {
+    columns.push(
+      input.query
+        ? `(SELECT ${similaritySql(input.db, params, input.query)} FROM embeddings e
+          WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(input.query.space)}) AS similarity`
+        : "NULL::float8 AS similarity",
+    );
+  }
+  return columns.map((column) => `, ${column}`).join("");
 }
 
 /**
@@ -257,21 +277,18 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
     case "structured":
       candidates = await structuredCandidates(input);
       break;
-    case "hybrid": {
-      // Independent proposals: a server pool runs them at once (PGlite queues them).
+    case "hybrid":
+      // Independent proposals, each returning both signals: a server pool runs them at once
+      // (PGlite queues them).
       candidates = await interleaveByNeed(
-        [vectorCandidates, textCandidates, recentCandidates].map(
-          (proposer) => (n: number) => proposer(input, n),
-        ),
+        [
+          (n: number) => vectorCandidates(input, n, { text_match: true }),
+          (n: number) => textCandidates(input, n, { similarity: true }),
+          (n: number) => recentCandidates(input, n, { text_match: true, similarity: true }),
+        ],
         limit,
       );
-      const signals = await hybridSignals(
-        input,
-        candidates.map((c) => c.id),
-      );
-      candidates = candidates.map((c) => ({ ...c, ...signals.get(c.id) }));
       break;
-    }
   }
   return { candidates, count: candidates.length };
 }

@@ -106,8 +106,11 @@ export interface TieredQuery {
   lexemes: QueryLexeme[];
   /** The query excludes terms: a tiered record must still be checked against the tsquery. */
   exclusions: boolean;
-  /** Builds the round's parameters, visibility filters and tsquery (the caller's). */
-  base: () => { params: Params; where: string; tsq: string };
+  /**
+   * Builds the round's parameters, visibility filters and tsquery (the caller's), and the
+   * caller's extra output columns (each starting with a comma, or empty).
+   */
+  base: () => { params: Params; where: string; tsq: string; columns: string };
   limit: number;
   /** How many of the best candidates must be exactly the exhaustive ones (the search's k). */
   exact: number;
@@ -165,7 +168,7 @@ async function rankTiers(
   words: { common: string[]; rare: string[] },
   through: number | undefined,
 ): Promise<{ rows: Candidate[]; round: number } | undefined> {
-  const { params, where, tsq } = query.base();
+  const { params, where, tsq, columns } = query.base();
   const tokens = TIERS.flatMap((tier) =>
     words.common.map((lexeme) => `${query.workspaceId}:${tier}:${lexeme}`),
   );
@@ -204,7 +207,7 @@ async function rankTiers(
      pool AS MATERIALIZED (SELECT r.* FROM ${tiered("1", "(SELECT round FROM walked)", rare)}
        WHERE (SELECT found FROM walked) >= ${limit})
      SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match,
-       (SELECT round FROM walked) AS walked_round
+       (SELECT round FROM walked) AS walked_round${columns}
      FROM pool r, q
      WHERE ${where} ${match}
      ORDER BY text_match DESC, r.seq DESC LIMIT ${limit}`,
