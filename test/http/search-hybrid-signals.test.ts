@@ -60,14 +60,14 @@ describe("hybrid signals", () => {
       expect([...similarity.keys()][0]).toBe(ids.nearest);
       expect([...textMatch.keys()][0]).toBe(ids.wordy);
       const recent = await values({ mode: "recent", scope });
-      expect([...recent.keys()][0]).toBe(ids.newest);
+      expect([...recent.keys()][0]).toBe(ids.newest as string);
       const pool = { scope, params: { candidates: 3 } };
       const hybridSimilarity = await values({ mode: "hybrid", ...pool, rank: ["similarity"] });
       const hybridText = await values({ mode: "hybrid", ...pool, rank: ["text_match"] });
       expect(new Set(hybridSimilarity.keys())).toEqual(new Set(Object.values(ids)));
       for (const [id, value] of hybridSimilarity) expect(value).toBeCloseTo(similarity.get(id) as number, 6);
       for (const [id, value] of hybridText) expect(value).toBeCloseTo(textMatch.get(id) as number, 6);
-      expect(hybridText.get(ids.newest)).toBeGreaterThan(0);
+      expect(hybridText.get(ids.newest as string)).toBeGreaterThan(0);
     });
   }
 });
