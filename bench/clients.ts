@@ -19,7 +19,14 @@ export class Api {
 
   constructor(url: string, connections: number) {
     // pipelining 1: one request per connection at a time, like separate agent processes.
-    this.pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+    // Idle sockets are closed by the client after a few seconds: one idle through a long drain
+    // was reset by the server as the next phase reused it (ECONNRESET ended a PGlite run).
+    this.pool = new Pool(url, {
+      connections,
+      pipelining: 1,
+      keepAliveTimeout: 4_000,
+      keepAliveMaxTimeout: 4_000,
+    });
   }
 
   /** POSTs JSON with a workspace key; anything but 200 aborts the run with the body printed. */
