@@ -1,12 +1,13 @@
 // Ranking quality of the text proposals (issue 20): the text part of each measured text, hybrid
 // and rrf request is proposed twice, from the frequency tiers (src/search/text-tiers.ts) and by
 // scoring every match, and recall@20 is the share of the exhaustive ts_rank_cd top 20 that the
-// tiered proposal's top 20 holds. Proposals only: a whole search would mark its hits accessed,
-// and the second run would rank by a changed last_accessed.
+// tiered proposal's top 20 holds. A hybrid part's text list is proposed as deep as hybrid first
+// reads it (a share of the pool, src/search/candidates.ts). Proposals only: a whole search would
+// mark its hits accessed, and the second run would rank by a changed last_accessed.
 import { requireCatalog } from "../src/catalog/index.js";
 import { searchParts, validateSearchSpec } from "../src/catalog/search-spec.js";
 import type { Db } from "../src/platform/db/index.js";
-import { textCandidates } from "../src/search/candidates.js";
+import { firstListDepth, textCandidates } from "../src/search/candidates.js";
 import { type ModeName, requestMakers } from "./modes.js";
 import { requests } from "./search.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -46,7 +47,10 @@ export async function measureRecall(
         const propose = async (exhaustiveText: boolean) => {
           const input = { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText };
           const t0 = performance.now();
-          const found = await textCandidates(input, part.params.candidates);
+          // Hybrid reads three lists: vector, text and newest first.
+          const depth =
+            part.mode === "hybrid" ? firstListDepth(part.params.candidates, 3) : part.params.candidates;
+          const found = await textCandidates(input, depth);
           times[exhaustiveText ? "exhaustive" : "tiered"].push(performance.now() - t0);
           return found.slice(0, AT).map((c) => c.id);
         };

@@ -226,6 +226,11 @@ function interleave(lists: Candidate[][], limit: number): { out: Candidate[]; ex
 /** Hybrid lists share a few records (a recent one that also matches): read each a little deeper. */
 const OVERLAP_MARGIN = 1.25;
 
+/** How deep the round robin first reads each of `lists` lists for a pool of `limit`. */
+export function firstListDepth(limit: number, lists: number): number {
+  return Math.min(limit, Math.ceil((OVERLAP_MARGIN * limit) / lists));
+}
+
 /**
  * The round robin over the lists read `limit` deep, reading each only as deep as the round robin
  * goes: first a quarter more than limit / lists deep (what it takes from lists that share up to
@@ -238,7 +243,7 @@ export async function interleaveByNeed(
   proposers: ((limit: number) => Promise<Candidate[]>)[],
   limit: number,
 ): Promise<Candidate[]> {
-  const depths = proposers.map(() => Math.min(limit, Math.ceil((OVERLAP_MARGIN * limit) / proposers.length)));
+  const depths = proposers.map(() => firstListDepth(limit, proposers.length));
   const lists = await Promise.all(proposers.map((propose, j) => propose(depths[j] as number)));
   for (;;) {
     const { out, exhausted } = interleave(lists, limit);
