@@ -250,12 +250,6 @@ export async function interleaveByNeed(
     const deeper = lists.flatMap((list, j) =>
       exhausted[j] && list.length >= (depths[j] as number) && (depths[j] as number) < limit ? [j] : [],
     );
-    console.error(
-      "deeper",
-      deeper,
-      lists.map((l) => l.length),
-      out.length,
-    );
     if (deeper.length === 0) return out;
     await Promise.all(
       deeper.map(async (j) => {
