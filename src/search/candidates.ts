@@ -209,8 +209,8 @@ function interleave(lists: Candidate[][], limit: number): { out: Candidate[]; ex
   const exhausted = lists.map(() => false);
   for (let i = 0; out.length < limit && lists.some((list) => i < list.length); i++) {
     lists.forEach((list, j) => {
-      const candidate = list[i];
       if (out.length >= limit) return;
+      const candidate = list[i];
       if (!candidate) exhausted[j] = true;
       else if (!seen.has(candidate.id)) {
         seen.add(candidate.id);
@@ -231,19 +231,23 @@ export function firstListDepth(limit: number, lists: number): number {
   return Math.min(limit, Math.ceil((OVERLAP_MARGIN * limit) / lists));
 }
 
+/** One proposal list, read `limit` deep. */
+type Proposer = (limit: number) => Promise<Candidate[]>;
+
 /**
  * The round robin over the lists read `limit` deep, reading each only as deep as the round robin
  * goes: first a quarter more than limit / lists deep (what it takes from lists that share up to
- * a quarter of the limit), then, for a list
- * it read to the end while that list may hold more, deeper (twice, up to limit) and again. A
- * proposal's cost grows with its depth (an HNSW scan iterates past ef_search, the text tiers walk
- * further), so lists that barely overlap are read a third as deep.
+ * a quarter of the limit), then, for a list it read to the end while that list may hold more,
+ * twice as deep (up to limit), and again. A proposal's cost grows with its depth (an HNSW scan
+ * iterates past ef_search, the text tiers walk further), so lists that barely overlap are read
+ * a third as deep.
  */
 export async function interleaveByNeed(
-  proposers: ((limit: number) => Promise<Candidate[]>)[],
+  proposers: Proposer[],
   limit: number,
+  first = firstListDepth(limit, proposers.length),
 ): Promise<Candidate[]> {
-  const depths = proposers.map(() => firstListDepth(limit, proposers.length));
+  const depths = proposers.map(() => first);
   const lists = await Promise.all(proposers.map((propose, j) => propose(depths[j] as number)));
   for (;;) {
     const { out, exhausted } = interleave(lists, limit);
@@ -253,8 +257,9 @@ export async function interleaveByNeed(
     if (deeper.length === 0) return out;
     await Promise.all(
       deeper.map(async (j) => {
-        depths[j] = Math.min(limit, 2 * (depths[j] as number));
-        lists[j] = await (proposers[j] as (limit: number) => Promise<Candidate[]>)(depths[j] as number);
+        const depth = Math.min(limit, 2 * (depths[j] as number));
+        depths[j] = depth;
+        lists[j] = await (proposers[j] as Proposer)(depth);
       }),
     );
   }
@@ -278,14 +283,16 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
       break;
     case "hybrid":
       // Independent proposals, each returning both signals: a server pool runs them at once
-      // (PGlite queues them).
+      // (PGlite queues them). An entity's records are few and the three lists hold mostly the
+      // same ones: they are read whole, as a shallow first read would only be read again.
       candidates = await interleaveByNeed(
         [
-          (n: number) => vectorCandidates(input, n, { text_match: true }),
-          (n: number) => textCandidates(input, n, { similarity: true }),
-          (n: number) => recentCandidates(input, n, { text_match: true, similarity: true }),
+          (n) => vectorCandidates(input, n, { text_match: true }),
+          (n) => textCandidates(input, n, { similarity: true }),
+          (n) => recentCandidates(input, n, { text_match: true, similarity: true }),
         ],
         limit,
+        input.part.scope.entities ? limit : undefined,
       );
       break;
   }

@@ -24,9 +24,9 @@
 //   when no walkable link names it as subject or object. Nodes are ordered by entity, key
 //   (byte order, keyless first), then id.
 // - backend: one entry per search profile of the collections read; candidate_count counts the
-//   rows read there (a walk: the links of the frontiers it read; graph_orphans: every link, plus node
-//   rows). profiles: the sorted profiles of
-//   every listed version of the collections the view names.
+//   rows read there (a walk: the links of the frontiers it read; graph_orphans: every link, plus
+//   node rows). profiles: the sorted profiles of every listed version of the collections the
+//   view names.
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { ParamDecl } from "../catalog/params.js";
 import { validateArguments } from "../catalog/params.js";

@@ -55,6 +55,18 @@ describe("interleaveByNeed", () => {
     expect(reads).toEqual([[4], [4, 6]]);
   });
 
+  it("reads each list to the given first depth (an entity's few records: the whole limit)", async () => {
+    const reads: number[][] = [[], []];
+    const same = list("r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8");
+    const out = await interleaveByNeed(
+      [proposer(same, reads[0] as number[]), proposer(same, reads[1] as number[])],
+      6,
+      6,
+    );
+    expect(out.map((c) => c.id)).toEqual(["r1", "r2", "r3", "r4", "r5", "r6"]);
+    expect(reads).toEqual([[6], [6]]);
+  });
+
   it("equals the round robin over lists read limit deep", async () => {
     const lists = [
       list("a", "b", "c", "d", "e", "f", "g", "h"),
