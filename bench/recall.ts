@@ -7,7 +7,7 @@
 import { requireCatalog } from "../src/catalog/index.js";
 import { searchParts, validateSearchSpec } from "../src/catalog/search-spec.js";
 import type { Db } from "../src/platform/db/index.js";
-import { firstListDepth, textCandidates } from "../src/search/candidates.js";
+import { hybridFirstDepth, textCandidates } from "../src/search/candidates.js";
 import { type ModeName, requestMakers } from "./modes.js";
 import { requests } from "./search.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -47,9 +47,7 @@ export async function measureRecall(
         const propose = async (exhaustiveText: boolean) => {
           const input = { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText };
           const t0 = performance.now();
-          // Hybrid reads three lists: vector, text and newest first.
-          const depth =
-            part.mode === "hybrid" ? firstListDepth(part.params.candidates, 3) : part.params.candidates;
+          const depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
           const found = await textCandidates(input, depth);
           times[exhaustiveText ? "exhaustive" : "tiered"].push(performance.now() - t0);
           return found.slice(0, AT).map((c) => c.id);

@@ -231,6 +231,19 @@ export function firstListDepth(limit: number, lists: number): number {
   return Math.min(limit, Math.ceil((OVERLAP_MARGIN * limit) / lists));
 }
 
+/** Hybrid's proposal lists: vector, text and newest first. */
+const HYBRID_LISTS = 3;
+
+/**
+ * How deep hybrid first reads each of its lists (also the bench's recall measure). An entity's
+ * records are few and the three lists hold mostly the same ones: they are read whole, as a
+ * shallow first read would only be read again.
+ */
+export function hybridFirstDepth(part: SearchPart): number {
+  const limit = part.params.candidates;
+  return part.scope.entities ? limit : firstListDepth(limit, HYBRID_LISTS);
+}
+
 /** One proposal list, read `limit` deep. */
 type Proposer = (limit: number) => Promise<Candidate[]>;
 
@@ -282,9 +295,8 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
       candidates = await structuredCandidates(input);
       break;
     case "hybrid":
-      // Independent proposals, each returning both signals: a server pool runs them at once
-      // (PGlite queues them). An entity's records are few and the three lists hold mostly the
-      // same ones: they are read whole, as a shallow first read would only be read again.
+      // Independent proposals (HYBRID_LISTS of them), each returning both signals: a server pool
+      // runs them at once (PGlite queues them).
       candidates = await interleaveByNeed(
         [
           (n) => vectorCandidates(input, n, { text_match: true }),
@@ -292,7 +304,7 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
           (n) => recentCandidates(input, n, { text_match: true, similarity: true }),
         ],
         limit,
-        input.part.scope.entities ? limit : undefined,
+        hybridFirstDepth(input.part),
       );
       break;
   }

@@ -304,7 +304,11 @@ export async function walkGraph(
       }
     }
     frontier = next;
-    if (depth < walk.depth && walkLinks([...links.values()], { ...walk, depth }).truncated) break;
+    if (depth < walk.depth) {
+      // Past the cut already: this walk is the whole walk's (it stops deepening there too).
+      const walked = walkLinks([...links.values()], { ...walk, depth });
+      if (walked.truncated) return { ...walked, read };
+    }
   }
   return { ...walkLinks([...links.values()], walk), read };
 }
