@@ -161,7 +161,8 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
 /**
  * One statement: the visible records of the common words' tiers down to round `through` (or,
  * when undefined, down to the round where the counted matches first reach the limit) and of the
- * rare words, ranked by ts_rank_cd.
+ * rare words, ranked by ts_rank_cd. Each tiered record is read, checked and ranked once, as its
+ * round is walked; only the best `limit` are read again for their columns.
  */
 async function rankTiers(
   query: TieredQuery,
@@ -178,39 +179,48 @@ async function rankTiers(
   const limit = params.add(query.limit);
   // A record in a tier holds a wanted word, so it matches unless an excluded term rules it out.
   const match = query.exclusions ? "AND r.search_text @@ q.tsq" : "";
-  const rare =
-    words.rare.length > 0 ? `OR t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery` : "";
-  // The records of rounds first..last (and, to rank, the rare words' records), read from the
-  // text indexes alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger
-  // bitmaps of the workspace's other indexes.
-  const tiered = (first: string, last: string, orRare = "") => `(SELECT * FROM records t
-    WHERE t.search_text IS NOT NULL AND (engram_text_tiers(t.workspace_id, t.search_text) &&
-      (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
-       WHERE u.round BETWEEN ${first} AND ${last}) ${orRare})
-    OFFSET 0) r`;
+  // The visible records of rounds first..last, each with its rank, read from the tier index
+  // alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger bitmaps of the
+  // workspace's other indexes.
+  const ranked = (first: string, last: string) => `(SELECT count(*) AS n, array_agg(r.id) AS ids,
+      array_agg(r.seq) AS seqs, array_agg(ts_rank_cd(r.search_text, q.tsq)) AS ranks
+    FROM (SELECT * FROM records t WHERE t.search_text IS NOT NULL
+        AND engram_text_tiers(t.workspace_id, t.search_text) &&
+          (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
+           WHERE u.round BETWEEN ${first} AND ${last})
+      OFFSET 0) r, q
+    WHERE ${where} ${match})`;
   const walk =
     through === undefined
       ? `walk AS (
-       SELECT 0 AS round, 0::bigint AS found
+       SELECT 0 AS round, 0::bigint AS found, NULL::uuid[] AS ids, NULL::bigint[] AS seqs, NULL::real[] AS ranks
        UNION ALL
-       SELECT w.round + 1, w.found + (
-         SELECT count(*) FROM ${tiered("w.round + 1", "w.round + 1")}, q
-         WHERE ${where} ${match})
-       FROM walk w WHERE w.found < ${limit} AND w.round < ${TIERS.length}
-     ),
-     walked AS (SELECT max(round) AS round, max(found) AS found FROM walk)`
-      : `walked AS (SELECT ${params.add(through)}::int AS round, ${limit}::bigint AS found)`;
-  // The pool is materialized: as a subquery the planner rescanned it once per visible
-  // collection (a nested loop under the collection filter, 6 reads instead of 1).
+       SELECT w.round + 1, w.found + s.n, s.ids, s.seqs, s.ranks
+       FROM walk w, LATERAL ${ranked("w.round + 1", "w.round + 1")} s
+       WHERE w.found < ${limit} AND w.round < ${TIERS.length}
+     )`
+      : `walk AS (SELECT ${params.add(through)}::int AS round, s.n AS found, s.ids, s.seqs, s.ranks
+       FROM ${ranked("1", params.add(through))} s)`;
+  // Every record holding a rare word is read and ranked too, once the tiers hold enough.
+  const rare =
+    words.rare.length > 0
+      ? `UNION SELECT r.id, r.seq, ts_rank_cd(r.search_text, q.tsq)
+       FROM (SELECT * FROM records t WHERE t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery
+         OFFSET 0) r, q
+       WHERE (SELECT found FROM walked) >= ${limit} AND ${where} ${match}`
+      : "";
+  // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate.
   const { rows } = await query.db.query<Candidate & { walked_round: number }>(
     `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk},
-     pool AS MATERIALIZED (SELECT r.* FROM ${tiered("1", "(SELECT round FROM walked)", rare)}
-       WHERE (SELECT found FROM walked) >= ${limit})
-     SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match,
-       (SELECT round FROM walked) AS walked_round${columns}
-     FROM pool r, q
-     WHERE ${where} ${match}
-     ORDER BY text_match DESC, r.seq DESC LIMIT ${limit}`,
+     walked AS (SELECT max(round) AS round, max(found) AS found FROM walk),
+     best AS (
+       SELECT DISTINCT u.id, u.seq, u.rank FROM walk w, unnest(w.ids, w.seqs, w.ranks) AS u(id, seq, rank)
+       WHERE (SELECT found FROM walked) >= ${limit}
+       ${rare}
+       ORDER BY rank DESC, seq DESC LIMIT ${limit})
+     SELECT ${CANDIDATE_COLUMNS}, b.rank AS text_match, (SELECT round FROM walked) AS walked_round${columns}
+     FROM best b JOIN records r ON r.workspace_id = ${params.add(query.workspaceId)} AND r.id = b.id
+     ORDER BY text_match DESC, r.seq DESC`,
     params.values,
   );
   if (rows.length < query.limit) return undefined;

@@ -178,13 +178,13 @@ describe("search: text proposals from term-frequency tiers", () => {
   });
 
   describe("against scoring every match", () => {
-    const propose = async (body: object, exhaustiveText: boolean, db: Db = t.db) => {
-      const catalog = await requireCatalog(db, workspaceId);
+    const propose = async (body: object, exhaustiveText: boolean, db: Db = t.db, workspace = workspaceId) => {
+      const catalog = await requireCatalog(db, workspace);
       const spec = validateSearchSpec(body, catalog.index, { maxQueryChars: 10_000 });
       const [part] = searchParts(spec);
       if (!part) throw new Error("no part");
       const found = await textCandidates(
-        { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText },
+        { db, workspaceId: workspace, catalog, part, q: spec.q, query: undefined, exhaustiveText },
         part.params.candidates,
       );
       return found.map((c) => c.id);
@@ -244,6 +244,31 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(
         values.some((v) => Array.isArray(v) && v.some((token) => String(token).endsWith(":ticket3"))),
       ).toBe(false);
+    });
+
+    it("proposes a record once when the walk reads it in the tiers of two words", async () => {
+      // One record repeats alpha 5 times and omega 4 times; 30 others hold each once (no tier).
+      // Two candidates walk alpha's tier 5, then omega's tier 4, which reads that record again.
+      const ws = await t.workspace("tiers-twice");
+      await t.publishExample(ws.headers);
+      const repeated = `${"alpha ".repeat(5)}${"omega ".repeat(4)}`;
+      await t.writeRecords(
+        ws.headers,
+        [...Array.from({ length: 30 }, (_, i) => `alpha omega filler${i}`), repeated].map((text) => ({
+          collection: "customer_events",
+          entity: "customer-0",
+          type: "ticket",
+          text,
+        })),
+      );
+      await enrichAll(t.db, ws.id);
+      await t.db.exec("ANALYZE records");
+      const body = { mode: "text", q: "alpha omega", k: 2, params: { candidates: 2 } };
+      const seen: string[] = [];
+      const tiered = await propose(body, false, recording(seen), ws.id);
+      expect(seen.some((sql) => sql.includes("engram_text_tiers"))).toBe(true);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(new Set(tiered).size).toBe(2);
     });
 
     it("a query of rare words only scores every match", async () => {
