@@ -5,7 +5,7 @@ import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spacePredicateSql, spaceVectorSql } from "../records/index.js";
 import { CANDIDATE_COLUMNS, filterSql, orderSql, Params, textTerms, tsQuerySql } from "./sql.js";
-import { termLexemes, tieredTextCandidates } from "./text-tiers.js";
+import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
 
 export interface Proposal {
@@ -76,26 +76,35 @@ export async function textCandidates(
   };
   // One entity's matches are few and its rows are read through the entity index; the tiers
   // are workspace-wide, so they serve searches not scoped by entity.
-  if (!input.exhaustiveText && !input.part.scope.entities) {
-    const lexemes = await termLexemes(input.db, config, terms);
-    const tiered = lexemes
-      ? await tieredTextCandidates({
-          db: input.db,
-          workspaceId: input.workspaceId,
-          lexemes,
-          exclusions: terms.some((term) => term.negate),
-          limit,
-          exact: input.part.k,
-          base,
-        })
+  const lexemes =
+    !input.exhaustiveText && !input.part.scope.entities
+      ? await termLexemes(input.db, config, terms)
       : undefined;
+  const words = lexemes && wordsByRarity(lexemes, limit);
+  if (words && words.common.length > 0) {
+    const tiered = await tieredTextCandidates({
+      db: input.db,
+      workspaceId: input.workspaceId,
+      words,
+      exclusions: terms.some((term) => term.negate),
+      limit,
+      exact: input.part.k,
+      base,
+    });
     if (tiered) return tiered;
   }
+  // Every word rare: its matches are read from the full-text index alone, behind a fence
+  // (OFFSET 0). Otherwise the planner ANDs in the bitmap of the workspace's every record, which
+  // cost half the statement at 100k records and grows with the workspace.
+  const matches =
+    words && words.common.length === 0
+      ? "LATERAL (SELECT * FROM records t WHERE t.search_text @@ q.tsq OFFSET 0) r"
+      : "records r";
   const { params, tsq, where, columns } = base();
   return run(
     input.db,
     `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
-     FROM records r, (SELECT ${tsq} AS tsq) q
+     FROM (SELECT ${tsq} AS tsq) q, ${matches}
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,

@@ -103,7 +103,8 @@ function anyLexemeQuery(lexemes: string[]): string {
 export interface TieredQuery {
   db: Db;
   workspaceId: string;
-  lexemes: QueryLexeme[];
+  /** The query's lexemes by rarity (wordsByRarity), at least one of them common. */
+  words: Words;
   /** The query excludes terms: a tiered record must still be checked against the tsquery. */
   exclusions: boolean;
   /**
@@ -125,6 +126,20 @@ const PER_OCCURRENCE = 0.1;
  */
 const RARE_POOL_SHARE = 10;
 
+export interface Words {
+  common: string[];
+  rare: string[];
+}
+
+/** The lexemes read by tiers (common) and those whose every record is read (rare), for a pool of `limit`. */
+export function wordsByRarity(lexemes: QueryLexeme[], limit: number): Words {
+  const isRare = (l: QueryLexeme) => l.matches !== undefined && l.matches <= RARE_POOL_SHARE * limit;
+  return {
+    common: lexemes.filter((l) => !isRare(l)).map((l) => l.lexeme),
+    rare: lexemes.filter(isRare).map((l) => l.lexeme),
+  };
+}
+
 /**
  * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers hold
  * fewer (the caller then scores every match). Rare lexemes (by the planner's statistics) have
@@ -139,15 +154,8 @@ const RARE_POOL_SHARE = 10;
  * never what is exact.
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
-  const rareUpTo = RARE_POOL_SHARE * query.limit;
-  const isRare = (l: QueryLexeme) => l.matches !== undefined && l.matches <= rareUpTo;
-  const words = {
-    common: query.lexemes.filter((l) => !isRare(l)).map((l) => l.lexeme),
-    rare: query.lexemes.filter(isRare).map((l) => l.lexeme),
-  };
+  const { words } = query;
   const n = words.common.length;
-  // Every word rare: scoring every match reads few records.
-  if (n === 0) return undefined;
   const walked = await rankTiers(query, words, undefined);
   if (!walked) return undefined;
   const last = walked.rows[Math.min(query.exact, walked.rows.length) - 1] as Candidate;
@@ -166,7 +174,7 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
  */
 async function rankTiers(
   query: TieredQuery,
-  words: { common: string[]; rare: string[] },
+  words: Words,
   through: number | undefined,
 ): Promise<{ rows: Candidate[]; round: number } | undefined> {
   const { params, where, tsq, columns } = query.base();
