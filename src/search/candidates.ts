@@ -93,9 +93,10 @@ export async function textCandidates(
     });
     if (tiered) return tiered;
   }
-  // Every word rare: its matches are read from the full-text index alone, behind a fence
-  // (OFFSET 0). Otherwise the planner ANDs in the bitmap of the workspace's every record, which
-  // cost half the statement at 100k records and grows with the workspace.
+  // Every word rare (by the statistics of all workspaces, so its matches are few everywhere):
+  // they are read from the full-text index alone, behind a fence (OFFSET 0). Otherwise the
+  // planner ANDs in the bitmap of the workspace's every record, which cost half the statement at
+  // 100k records and grows with the workspace.
   const matches =
     words && words.common.length === 0
       ? "LATERAL (SELECT * FROM records t WHERE t.search_text @@ q.tsq OFFSET 0) r"
