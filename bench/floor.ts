@@ -2,7 +2,7 @@
 // issued (recorded by the Db proxy, with their parameters), replayed directly on the database
 // in the same order, with no HTTP, validation, ranking or JSON around them. A request's floor
 // is the sum of its statements. All of them count, including the auth and catalog lookups and
-// the `UPDATE records SET last_accessed` every search ends with: that write is SQL the request
+// the access mark (`INSERT INTO record_access`) every search ends with: that write is SQL the request
 // issues and waits for, so leaving it out would bill its commit to "API overhead". Its own p50
 // is reported beside the floor (touch_p50).
 import { type Budget, percentile } from "./clients.js";

@@ -60,5 +60,5 @@ export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
 
 /** The statement that records last access (src/records/access.ts): a write, reported apart. */
 export function isTouch(statement: Statement): boolean {
-  return /^\s*UPDATE records SET last_accessed/i.test(statement.sql);
+  return /^\s*INSERT INTO record_access/i.test(statement.sql);
 }

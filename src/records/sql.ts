@@ -219,8 +219,16 @@ export const MISSING_VECTORS = `
   WHERE r.workspace_id = $1 AND r.ready AND r.collection = ANY($2::text[])
     AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = $3)`;
 
-/** last_accessed of returned records, left alone when refreshed within the last minute. */
+/**
+ * Marks returned records accessed (record_access), leaving a mark made within the last minute
+ * alone. Only records that still exist are marked: a hit erased since the search is skipped
+ * (one erased in the instant between this read and the insert fails the foreign key; the
+ * caller retries). Ids arrive sorted, so concurrent marks lock shared rows in one order.
+ */
 export const MARK_ACCESSED = `
-  UPDATE records SET last_accessed = now()
-  WHERE workspace_id = $1 AND id = ANY($2::uuid[])
-    AND (last_accessed IS NULL OR last_accessed < now() - interval '1 minute')`;
+  INSERT INTO record_access (workspace_id, record_id, last_accessed)
+  SELECT r.workspace_id, r.id, now() FROM records r
+  WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[])
+  ORDER BY r.id
+  ON CONFLICT (workspace_id, record_id) DO UPDATE SET last_accessed = excluded.last_accessed
+    WHERE record_access.last_accessed < excluded.last_accessed - interval '1 minute'`;

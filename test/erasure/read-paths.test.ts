@@ -26,6 +26,13 @@ describe("erasure across every read path", () => {
     ids[name] = res.json().inserted[0].id;
   };
   const erased = () => ["e1", "e2", "plan2", "page", "edge"].map((n) => ids[n] as string);
+  const accessMarks = async (recordIds: string[]) =>
+    (
+      await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM record_access WHERE workspace_id = $1 AND record_id = ANY($2::uuid[])",
+        [ws.id, recordIds],
+      )
+    ).rows[0]?.n;
 
   /** The body of every read path that could show the erased records. */
   async function readEverything(): Promise<Record<string, string>> {
@@ -189,6 +196,8 @@ describe("erasure across every read path", () => {
     for (const id of erased()) expect(all).toContain(id);
     for (const word of ERASED_WORDS) expect(all.toLowerCase()).toContain(word);
     expect(all).toContain("alice-7");
+    // Searches marked what they returned accessed, erased records too.
+    expect(await accessMarks(erased())).toBeGreaterThan(0);
   });
 
   it("erases the entity and its derived closure in other entities, and reports counts", async () => {
@@ -227,6 +236,7 @@ describe("erasure across every read path", () => {
       [ws.id, erased()],
     );
     expect(rows[0]?.n).toBe(0);
+    expect(await accessMarks(erased())).toBe(0);
   });
 
   it("makes the keyed predecessor current again", async () => {

@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markAccessed } from "../../src/records/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { waitFor } from "../support/wait.js";
 import { enrichAll, startTestWorker } from "../support/worker.js";
@@ -214,11 +216,11 @@ describe("search", () => {
     const accessed = async (id: string) =>
       (
         await t.db.query<{ at: Date | null }>(
-          "SELECT last_accessed AS at FROM records WHERE workspace_id = $1 AND id = $2",
+          "SELECT last_accessed AS at FROM record_access WHERE workspace_id = $1 AND record_id = $2",
           [workspaceId, id],
         )
       ).rows[0]?.at ?? null;
-    await t.db.query("UPDATE records SET last_accessed = NULL WHERE workspace_id = $1", [workspaceId]);
+    await t.db.query("DELETE FROM record_access WHERE workspace_id = $1", [workspaceId]);
     const refund = { mode: "text", q: "refund", k: 1, scope: { entities: ["acme"] } };
     const byAccess = { ...refund, rank: ["age_hours", "last_accessed"] };
     const body = await ok(refund);
@@ -231,12 +233,26 @@ describe("search", () => {
     expect(aged.hits[0].rank_score).toBeLessThan(0.01);
     expect(await accessed(ids.refund as string)).toEqual(first);
     // Older than a minute: the next search refreshes it.
-    await t.db.query("UPDATE records SET last_accessed = now() - interval '2 hours' WHERE id = $1", [
-      ids.refund,
-    ]);
+    await t.db.query(
+      "UPDATE record_access SET last_accessed = now() - interval '2 hours' WHERE record_id = $1",
+      [ids.refund],
+    );
     const stale = await ok(byAccess);
     expect(stale.hits[0].rank_score).toBeCloseTo(2, 2);
     expect((await accessed(ids.refund as string))?.getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it("marks only hits that still exist: one erased since its search is skipped", async () => {
+    const marked = async () =>
+      (
+        await t.db.query<{ id: string }>(
+          "SELECT record_id AS id FROM record_access WHERE workspace_id = $1",
+          [workspaceId],
+        )
+      ).rows.map((row) => row.id);
+    await t.db.query("DELETE FROM record_access WHERE workspace_id = $1", [workspaceId]);
+    await markAccessed(t.db, workspaceId, [randomUUID(), ids.card as string]);
+    expect(await marked()).toEqual([ids.card]);
   });
 
   it("never returns another workspace's records", async () => {
