@@ -6,6 +6,7 @@ import type { Throughput } from "./ingest.js";
 import { MODES, type ModeName } from "./modes.js";
 import type { RecallFigure } from "./recall.js";
 import type { ModeFigures } from "./search.js";
+import type { VectorRecallFigure } from "./vector-recall.js";
 
 export interface SizeResult {
   records: number;
@@ -23,6 +24,8 @@ export interface SizeResult {
   erase?: EraseFigures;
   /** Text proposals against scoring every match (bench/recall.ts); absent in older runs. */
   recall?: Partial<Record<ModeName, RecallFigure>>;
+  /** Vector proposals against scoring every embedding (bench/vector-recall.ts); pgvector only. */
+  vector_recall?: Partial<Record<ModeName, VectorRecallFigure>>;
   peak_rss_mib: number;
   database_mib: number;
   seconds: number;
@@ -190,6 +193,32 @@ export function recallTable(size: SizeResult): string {
   ].join("\n");
 }
 
+/** Recall@20 of the vector proposals (HNSW) against scoring every embedding. */
+export function vectorRecallTable(size: SizeResult): string {
+  const recall = size.vector_recall ?? {};
+  const modes = Object.keys(recall) as ModeName[];
+  if (modes.length === 0) return "";
+  return [
+    `Vector proposals at ${size.records} records: as searched against scoring every embedding (recall@20 of the exact top 20, ties counted)`,
+    "",
+    table(
+      ["mode", "vector lists", "depth", "recall@20 mean", "min", "proposed ms p50", "exact ms p50"],
+      modes.map((mode) => {
+        const r = recall[mode] as VectorRecallFigure;
+        return [
+          mode,
+          String(r.parts),
+          String(r.depth),
+          String(r.mean),
+          String(r.min),
+          fmt(r.proposed_ms_p50),
+          fmt(r.exact_ms_p50),
+        ];
+      }),
+    ),
+  ].join("\n");
+}
+
 /** Everything of one database's run, as Markdown. */
 export function report(run: {
   db: string;
@@ -219,6 +248,8 @@ export function report(run: {
       slowestTable(size),
       "",
       recallTable(size),
+      "",
+      vectorRecallTable(size),
       "",
       eraseTable(size),
     );

@@ -12,6 +12,7 @@ import type { Options } from "./options.js";
 import { measureRecall } from "./recall.js";
 import { measureSearch } from "./search.js";
 import { createBenchWorkspace, databaseBytes, openBenchDb, serverVersion, startSystem } from "./setup.js";
+import { measureVectorRecall } from "./vector-recall.js";
 import { buildVocabulary } from "./vocabulary.js";
 
 const [recordsArg, resultPath, optionsJson] = process.argv.slice(2);
@@ -124,6 +125,17 @@ try {
     requests: Math.min(options.requests, 100),
     modes: options.modes,
   });
+  // Without pgvector every vector proposal is an exact scan already.
+  let vectorRecall: Awaited<ReturnType<typeof measureVectorRecall>> | undefined;
+  if (system.db.hasVector) {
+    log("recall of the vector proposals");
+    vectorRecall = await measureVectorRecall(system.db, main.id, vocabulary, {
+      seed: options.seed,
+      records,
+      requests: Math.min(options.requests, 100),
+      modes: options.modes,
+    });
+  }
   const erase = options.erase
     ? await measureErase(system, api, main.key, vocabulary, { seed: options.seed, records }, log)
     : undefined;
@@ -140,6 +152,7 @@ try {
     ingest: { batch_100: batch100, batch_1: batch1, enrich_backlog: backlog, write_to_ready: ready },
     search,
     recall,
+    vector_recall: vectorRecall,
     erase,
     peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
     database_mib: Math.round((await databaseBytes(system.db)) / 2 ** 20),

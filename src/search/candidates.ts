@@ -112,7 +112,8 @@ export async function textCandidates(
   );
 }
 
-async function vectorCandidates(
+/** Vector proposals, nearest first (also the bench's vector recall measure, bench/vector-recall.ts). */
+export async function vectorCandidates(
   input: ProposeInput,
   limit: number,
   missing: Missing = {},

@@ -32,8 +32,8 @@ interface Ranked extends Scored {
 }
 
 /** The query embedding of the part's profile, when its mode needs one. */
-async function queryVector(
-  deps: SearchDeps,
+export async function queryVector(
+  deps: Pick<SearchDeps, "models">,
   catalog: InstalledCatalog,
   part: SearchPart,
   q: string | undefined,

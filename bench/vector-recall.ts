@@ -1,0 +1,98 @@
+// Quality of the approximate vector proposals (issue 20): the vector list of each measured
+// workspace-wide vector and hybrid request is proposed as the search reads it (a vector search
+// its whole pool, hybrid its first depth; through the space's HNSW index where pgvector serves),
+// and the exact nearest 20 under the same filters are found by scoring every embedding.
+// Recall@20 is the share of the exact top 20 in the proposed list. The fake embedder's lexical
+// vectors tie often, so a proposed row counts when it is at least as similar as the exact 20th.
+// Entity-scoped searches scan exactly and are left out.
+import { requireCatalog } from "../src/catalog/index.js";
+import { searchParts, validateSearchSpec } from "../src/catalog/search-spec.js";
+import { modelsResolver } from "../src/deps.js";
+import type { Db } from "../src/platform/db/index.js";
+import { hybridFirstDepth, vectorCandidates } from "../src/search/candidates.js";
+import { queryVector } from "../src/search/execute.js";
+import { filterSql, Params } from "../src/search/sql.js";
+import { type ModeName, requestMakers } from "./modes.js";
+import { requests } from "./search.js";
+import type { Vocabulary } from "./vocabulary.js";
+
+export const VECTOR_RECALL_MODES: ModeName[] = ["vector", "hybrid"];
+const AT = 20;
+/** Similarities equal to the exact 20th's within float rounding count as ties. */
+const TIE = 1e-6;
+
+export interface VectorRecallFigure {
+  /** Vector lists compared (requests with a non-zero query vector). */
+  parts: number;
+  /** How deep the list was read. */
+  depth: number;
+  mean: number;
+  min: number;
+  /** Proposal time, ms p50: as searched and exact. */
+  proposed_ms_p50: number;
+  exact_ms_p50: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export async function measureVectorRecall(
+  db: Db,
+  workspaceId: string,
+  vocabulary: Vocabulary,
+  options: { seed: number; records: number; requests: number; modes: ModeName[] },
+): Promise<Partial<Record<ModeName, VectorRecallFigure>>> {
+  const catalog = await requireCatalog(db, workspaceId);
+  const models = modelsResolver({});
+  const makers = requestMakers(vocabulary, options.records);
+  const declarations = new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
+  const out: Partial<Record<ModeName, VectorRecallFigure>> = {};
+  for (const mode of VECTOR_RECALL_MODES.filter((m) => options.modes.includes(m))) {
+    const recalls: number[] = [];
+    const times = { proposed: [] as number[], exact: [] as number[] };
+    let depth = 0;
+    for (const request of requests(makers[mode], options.seed, `measure:${mode}`, options.requests)) {
+      const spec = validateSearchSpec(request.body, catalog.index, { maxQueryChars: 10_000 });
+      const parts = searchParts(spec).filter(
+        (p) => (p.mode === "vector" || p.mode === "hybrid") && !p.scope.entities,
+      );
+      for (const part of parts) {
+        const query = await queryVector({ models }, catalog, part, spec.q);
+        if (!query || query.vector.every((x) => x === 0)) continue;
+        depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
+        const input = { db, workspaceId, catalog, part, q: spec.q, query, exhaustiveText: false };
+        let t0 = performance.now();
+        const proposed = await vectorCandidates(input, depth);
+        times.proposed.push(performance.now() - t0);
+        // Ordered by the untyped column, which no HNSW index is built over: every row is scored.
+        const params = new Params();
+        const where = filterSql(params, workspaceId, part, declarations);
+        const vector = params.add(JSON.stringify(query.vector));
+        t0 = performance.now();
+        const { rows: exact } = await db.query<{ similarity: number }>(
+          `SELECT 1 - (e.embedding <=> ${vector}::vector) AS similarity
+           FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
+             AND e.space = ${params.add(query.space)}
+           WHERE ${where} AND vector_norm(e.embedding) > 0
+           ORDER BY e.embedding <=> ${vector}::vector LIMIT ${AT}`,
+          params.values,
+        );
+        times.exact.push(performance.now() - t0);
+        const last = exact[exact.length - 1];
+        if (!last) continue;
+        const floor = Number(last.similarity) - TIE;
+        const found = proposed.filter((c) => Number(c.similarity) >= floor).length;
+        recalls.push(Math.min(found, exact.length) / exact.length);
+      }
+    }
+    out[mode] = {
+      parts: recalls.length,
+      depth,
+      mean: round(recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length), 4),
+      min: round(Math.min(...recalls), 4),
+      proposed_ms_p50: round(median(times.proposed), 2),
+      exact_ms_p50: round(median(times.exact), 2),
+    };
+  }
+  return out;
+}
