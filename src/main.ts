@@ -7,7 +7,7 @@ import { catalogDeps, periodicTasks, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/app.js";
 import { type Db, migrate, openDatabase, storageLayout } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
-import { alignEmbeddingLayout, rebuildStaleIndexes } from "./records/index.js";
+import { alignEmbeddingLayout } from "./records/index.js";
 import { VERSION } from "./version.js";
 import { Worker } from "./worker/runner.js";
 import {
@@ -26,13 +26,10 @@ export const EXAMPLE_CATALOG_DIR = fileURLToPath(new URL("../examples/catalog/",
  * Brings an open database up to date: migrations, then stored embeddings in the layout this
  * process serves. Returns the migrations applied and the embedding conversion made, if any.
  */
-export async function prepareDatabase(
-  db: Db,
-): Promise<{ migrations: string[]; embeddings?: string; rebuilt: string[] }> {
+export async function prepareDatabase(db: Db): Promise<{ migrations: string[]; embeddings?: string }> {
   const migrations = await migrate(db);
   const embeddings = await alignEmbeddingLayout(db);
-  const rebuilt = await rebuildStaleIndexes(db);
-  return embeddings ? { migrations, embeddings, rebuilt } : { migrations, rebuilt };
+  return embeddings ? { migrations, embeddings } : { migrations };
 }
 
 /** Opens the configured database and brings its schema up to date. */
@@ -50,7 +47,6 @@ export async function openMigratedDatabase(config: Config, log: Logger): Promise
     if (prepared.embeddings) {
       log.info({ column: prepared.embeddings, layout: storageLayout(db) }, "converted stored embeddings");
     }
-    if (prepared.rebuilt.length > 0) log.info({ indexes: prepared.rebuilt }, "rebuilt vector indexes");
     return db;
   } catch (error) {
     await db.close();

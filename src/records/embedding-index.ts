@@ -18,21 +18,6 @@ export function spacePredicateSql(alias: string, space: string, dimensions: numb
   return `${alias}.space = ${sqlLiteral(space)} AND vector_dims(${alias}.embedding) = ${Math.trunc(dimensions)}`;
 }
 
-/**
- * HNSW build parameters. Measured on the bench corpus (95k fake 256-dimension embeddings, 200
- * queries, bench/RESULTS.md): m 12 and ef_construction 48 cost 1.2 ms of server CPU per inserted
- * embedding against 2.0 for pgvector's defaults (16, 64), and with hnsw.ef_search 400
- * (HNSW_SETTINGS) a pool of 200 holds as much of the exact top 20 (0.81 against 0.82 for the
- * defaults at 100, within the spread between builds) at the same latency. Inserting into the
- * graph is most of what enrichment costs, so this is its throughput.
- */
-export const HNSW_BUILD = { m: 12, ef_construction: 48 } as const;
-
-/** The reloptions an index built with HNSW_BUILD carries, as pg_class lists them. */
-const BUILD_OPTIONS = Object.entries(HNSW_BUILD).map(([name, value]) => `${name}=${value}`);
-/** The same as a storage parameter list: CREATE INDEX ... WITH (...), ALTER INDEX ... SET (...). */
-const BUILD_PARAMETERS = `(${BUILD_OPTIONS.join(", ")})`;
-
 function indexName(space: EmbeddingSpace): string {
   return `embeddings_hnsw_${sha256Hex(`${space.space}\u0000${space.dimensions}`).slice(0, 24)}`;
 }
@@ -45,7 +30,7 @@ async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<v
   for (const space of spaces) {
     await tx.exec(
       `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON embeddings
-         USING hnsw (${spaceVectorSql("embedding", space.dimensions)} vector_cosine_ops) WITH ${BUILD_PARAMETERS}
+         USING hnsw (${spaceVectorSql("embedding", space.dimensions)} vector_cosine_ops)
          WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}`,
     );
   }
@@ -97,34 +82,5 @@ export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" 
       await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE real[] USING embedding::real[]");
     }
     return wanted;
-  });
-}
-
-/**
- * Rebuilds the space indexes built with other parameters than HNSW_BUILD (those of an earlier
- * release), so every store runs the measured graph. A rebuild takes the table's write lock for
- * as long as the build: about 15 s for 100k embeddings on a 2-core server. Returns their names.
- */
-export async function rebuildStaleIndexes(db: Db): Promise<string[]> {
-  if (!db.hasVector) return [];
-  const stale = async (tx: Queryable) =>
-    (
-      await tx.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-         WHERE i.indrelid = 'embeddings'::regclass AND c.relname LIKE 'embeddings\\_hnsw\\_%'
-           AND c.reloptions IS DISTINCT FROM $1::text[]
-         ORDER BY c.relname`,
-        [BUILD_OPTIONS],
-      )
-    ).rows.map((row) => row.name);
-  if ((await stale(db)).length === 0) return [];
-  return db.transaction(async (tx) => {
-    await tx.query(INDEX_LOCK_SQL);
-    const names = await stale(tx);
-    for (const name of names) {
-      await tx.exec(`ALTER INDEX ${name} SET ${BUILD_PARAMETERS}`);
-      await tx.exec(`REINDEX INDEX ${name}`);
-    }
-    return names;
   });
 }

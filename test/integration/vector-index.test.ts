@@ -1,7 +1,6 @@
 // Vector candidates come from a per-space HNSW index where pgvector exists (PGlite), and from
 // an exact scan where it does not (the test server): both layouts, same answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rebuildStaleIndexes } from "../../src/records/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { enrichAll } from "../support/worker.js";
 
@@ -97,29 +96,6 @@ describe("vector index per embedding space", () => {
     ]);
     expect(body.hits[0].text).toBe("golf hotel");
     expect(await indexScans()).toBe(before);
-  });
-
-  it("builds the space index with m 12, ef_construction 48 and rebuilds one built otherwise", async (ctx) => {
-    if (!t.db.hasVector) ctx.skip();
-    const options = async () =>
-      (
-        await t.db.query<{ name: string; options: string[] | null }>(
-          `SELECT c.relname AS name, c.reloptions AS options FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-           WHERE i.indrelid = 'embeddings'::regclass AND c.relname LIKE 'embeddings_hnsw_%'`,
-        )
-      ).rows;
-    const [index] = await options();
-    expect(index?.options).toEqual(["m=12", "ef_construction=48"]);
-    expect(await rebuildStaleIndexes(t.db)).toEqual([]);
-    // An index of an earlier release: pgvector's defaults.
-    await t.db.exec(`ALTER INDEX ${index?.name} RESET (m, ef_construction)`);
-    expect((await options())[0]?.options).toBeNull();
-    expect(await rebuildStaleIndexes(t.db)).toEqual([index?.name]);
-    expect((await options())[0]?.options).toEqual(["m=12", "ef_construction=48"]);
-    const before = await indexScans();
-    const body = await search({ mode: "vector", q: "echo lima", k: 1, include: ["text"] });
-    expect(body.hits[0].text).toBe("echo lima");
-    expect(await indexScans()).toBeGreaterThan(before);
   });
 
   async function indexScans(): Promise<number> {

