@@ -26,6 +26,11 @@ function indexName(space: EmbeddingSpace): string {
 // processes starting at once would both convert the column.
 const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
 
+// pgvector's default graph (m 16, ef_construction 64). Inserting into it is most of what
+// enrichment costs (2 ms per embedding on a 2-core server at 100k), and sparser graphs are
+// cheaper (m 12 / ef_construction 48: 1.2 ms), but on the bench's filtered workspace-wide reads
+// they found less of the exact top 20 (0.77 against 0.81) unless ef_search doubled, which cost
+// hybrid more than its latency target allows (bench/RESULTS.md, issue 20).
 async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
   for (const space of spaces) {
     await tx.exec(

@@ -35,7 +35,7 @@ describe.runIf(onServer)("server sessions", () => {
   }
 
   it("run without JIT compilation and with the HNSW scan settings, from their first query", async () => {
-    expect(await settingsOf(testDb.url as string)).toBe("off relaxed_order 100");
+    expect(await settingsOf(testDb.url as string)).toBe("off relaxed_order 200");
   });
 
   it("take the connection string's own options where they overlap, keeping the others", async () => {
