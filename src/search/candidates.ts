@@ -93,15 +93,20 @@ export async function textCandidates(
     });
     if (tiered) return tiered;
   }
-  // Every word rare (by the statistics of all workspaces, so its matches are few everywhere):
-  // they are read from the full-text index alone, behind a fence (OFFSET 0). Otherwise the
-  // planner ANDs in the bitmap of the workspace's every record, which cost half the statement at
-  // 100k records and grows with the workspace.
-  const matches =
-    words && words.common.length === 0
+  const { params, tsq, where, columns } = base();
+  const entities = input.part.scope.entities;
+  // The planner cannot see the tsquery (the statement builds it), so it guesses every word
+  // rare. Each read is fenced (OFFSET 0) to the index that suits it: an entity's records through
+  // the entity index (ANDing in the full-text bitmap of a common word read 40k entries for an
+  // entity's 15 records: 0.2 -> 4.3 ms); every word rare (by the statistics of all workspaces, so
+  // its matches are few everywhere) through the full-text index alone (ANDing in the bitmap of
+  // the workspace's every record cost half the statement at 100k records).
+  const matches = entities
+    ? `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.add(input.workspaceId)}
+        AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`
+    : words && words.common.length === 0
       ? "LATERAL (SELECT * FROM records t WHERE t.search_text @@ q.tsq OFFSET 0) r"
       : "records r";
-  const { params, tsq, where, columns } = base();
   return run(
     input.db,
     `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
