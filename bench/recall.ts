@@ -13,7 +13,7 @@ import { requests } from "./search.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export const RECALL_MODES: ModeName[] = ["text", "hybrid", "rrf"];
-const AT = 20;
+export const AT = 20;
 
 export interface RecallFigure {
   /** Text parts compared (requests whose exhaustive top is not empty). */
@@ -26,14 +26,22 @@ export interface RecallFigure {
   exhaustive_ms_p50: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+export const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** The requests measured for recall: the bench's own, by seed, corpus size and mode. */
+export interface RecallOptions {
+  seed: number;
+  records: number;
+  requests: number;
+  modes: ModeName[];
+}
 
 export async function measureRecall(
   db: Db,
   workspaceId: string,
   vocabulary: Vocabulary,
-  options: { seed: number; records: number; requests: number; modes: ModeName[] },
+  options: RecallOptions,
 ): Promise<Partial<Record<ModeName, RecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
   const makers = requestMakers(vocabulary, options.records);

@@ -168,55 +168,50 @@ export function eraseTable(size: SizeResult): string {
   ].join("\n");
 }
 
-/** Recall@20 of the tiered text proposals against the exhaustive ts_rank_cd ranking. */
-export function recallTable(size: SizeResult): string {
-  const recall = size.recall ?? {};
-  const modes = Object.keys(recall) as ModeName[];
+/** A titled table of one figure per mode, or nothing when no mode has one. */
+function modeTable<F>(
+  title: string,
+  header: string[],
+  figures: Partial<Record<ModeName, F>> | undefined,
+  row: (figure: F) => string[],
+): string {
+  const modes = Object.keys(figures ?? {}) as ModeName[];
   if (modes.length === 0) return "";
   return [
-    `Text proposals at ${size.records} records: tiers against scoring every match (recall@20 of the exhaustive top 20)`,
+    title,
     "",
     table(
-      ["mode", "text parts", "recall@20 mean", "min", "tiered ms p50", "exhaustive ms p50"],
-      modes.map((mode) => {
-        const r = recall[mode] as RecallFigure;
-        return [
-          mode,
-          String(r.parts),
-          String(r.mean),
-          String(r.min),
-          fmt(r.tiered_ms_p50),
-          fmt(r.exhaustive_ms_p50),
-        ];
-      }),
+      ["mode", ...header],
+      modes.map((mode) => [mode, ...row(figures?.[mode] as F)]),
     ),
   ].join("\n");
 }
 
+/** Recall@20 of the tiered text proposals against the exhaustive ts_rank_cd ranking. */
+export function recallTable(size: SizeResult): string {
+  return modeTable<RecallFigure>(
+    `Text proposals at ${size.records} records: tiers against scoring every match (recall@20 of the exhaustive top 20)`,
+    ["text parts", "recall@20 mean", "min", "tiered ms p50", "exhaustive ms p50"],
+    size.recall,
+    (r) => [String(r.parts), String(r.mean), String(r.min), fmt(r.tiered_ms_p50), fmt(r.exhaustive_ms_p50)],
+  );
+}
+
 /** Recall@20 of the vector proposals (HNSW) against scoring every embedding. */
 export function vectorRecallTable(size: SizeResult): string {
-  const recall = size.vector_recall ?? {};
-  const modes = Object.keys(recall) as ModeName[];
-  if (modes.length === 0) return "";
-  return [
+  return modeTable<VectorRecallFigure>(
     `Vector proposals at ${size.records} records: as searched against scoring every embedding (recall@20 of the exact top 20, ties counted)`,
-    "",
-    table(
-      ["mode", "vector lists", "depth", "recall@20 mean", "min", "proposed ms p50", "exact ms p50"],
-      modes.map((mode) => {
-        const r = recall[mode] as VectorRecallFigure;
-        return [
-          mode,
-          String(r.parts),
-          String(r.depth),
-          String(r.mean),
-          String(r.min),
-          fmt(r.proposed_ms_p50),
-          fmt(r.exact_ms_p50),
-        ];
-      }),
-    ),
-  ].join("\n");
+    ["vector lists", "depth", "recall@20 mean", "min", "proposed ms p50", "exact ms p50"],
+    size.vector_recall,
+    (r) => [
+      String(r.parts),
+      String(r.depth),
+      String(r.mean),
+      String(r.min),
+      fmt(r.proposed_ms_p50),
+      fmt(r.exact_ms_p50),
+    ],
+  );
 }
 
 /** Everything of one database's run, as Markdown. */

@@ -13,11 +13,11 @@ import { hybridFirstDepth, vectorCandidates } from "../src/search/candidates.js"
 import { queryVector } from "../src/search/execute.js";
 import { filterSql, Params } from "../src/search/sql.js";
 import { type ModeName, requestMakers } from "./modes.js";
+import { AT, median, type RecallOptions, round } from "./recall.js";
 import { requests } from "./search.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export const VECTOR_RECALL_MODES: ModeName[] = ["vector", "hybrid"];
-const AT = 20;
 /** Similarities equal to the exact 20th's within float rounding count as ties. */
 const TIE = 1e-6;
 
@@ -33,14 +33,11 @@ export interface VectorRecallFigure {
   exact_ms_p50: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
-
 export async function measureVectorRecall(
   db: Db,
   workspaceId: string,
   vocabulary: Vocabulary,
-  options: { seed: number; records: number; requests: number; modes: ModeName[] },
+  options: RecallOptions,
 ): Promise<Partial<Record<ModeName, VectorRecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
   const models = modelsResolver({});
