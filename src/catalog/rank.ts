@@ -194,22 +194,27 @@ export function parseRankExpression(value: unknown, where: RankWhere, ctx: RankC
   return walk(value, [], 0);
 }
 
-/** Whether an expression uses an operator anywhere (the engine fetches only what it needs). */
-export function usesOperator(node: RankNode, op: RankOperator): boolean {
-  if (node[0] === op) return true;
+/** Whether any node of an expression passes the test. */
+function anyNode(node: RankNode, test: (node: RankNode) => boolean): boolean {
+  if (test(node)) return true;
   switch (node[0]) {
     case "sum":
     case "max":
-      return node[1].some((child) => usesOperator(child, op));
+      return node[1].some((child) => anyNode(child, test));
     case "product":
-      return usesOperator(node[2], op);
+      return anyNode(node[2], test);
     case "normalize":
     case "saturate":
     case "decay":
-      return usesOperator(node[1], op);
+      return anyNode(node[1], test);
     default:
       return false;
   }
+}
+
+/** Whether an expression reads the age of a timestamp (the engine fetches only what it needs). */
+export function readsAge(node: RankNode, field: AgeField): boolean {
+  return anyNode(node, (n) => n[0] === "age_hours" && n[1] === field);
 }
 
 /** Every stored score name an expression reads. */

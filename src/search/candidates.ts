@@ -4,7 +4,7 @@ import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spacePredicateSql, spaceVectorSql } from "../records/index.js";
-import { CANDIDATE_COLUMNS, filterSql, orderSql, Params, textTerms, tsQuerySql } from "./sql.js";
+import { candidateColumns, filterSql, orderSql, Params, textTerms, tsQuerySql } from "./sql.js";
 import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
 
@@ -50,6 +50,8 @@ export interface ProposeInput {
   query: QueryVector | undefined;
   /** Score every text match (src/search/text-tiers.ts says when the tiers do not). */
   exhaustiveText: boolean;
+  /** The rank reads age_hours(last_accessed): candidates carry it (else null). */
+  lastAccessed: boolean;
 }
 
 function textConfig(input: ProposeInput): string {
@@ -84,6 +86,7 @@ export async function textCandidates(
   if (words && words.common.length > 0) {
     const tiered = await tieredTextCandidates({
       db: input.db,
+      select: candidateColumns(input.lastAccessed),
       workspaceId: input.workspaceId,
       words,
       exclusions: terms.some((term) => term.negate),
@@ -109,7 +112,7 @@ export async function textCandidates(
       : "records r";
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+    `SELECT ${candidateColumns(input.lastAccessed)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q, ${matches}
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -138,7 +141,7 @@ export async function vectorCandidates(
     const distance = `${spaceVectorSql("e.embedding", vector.length)} <=> ${params.add(JSON.stringify(vector))}::vector`;
     return run(
       input.db,
-      `SELECT ${CANDIDATE_COLUMNS}, 1 - (${distance}) AS similarity${columns}
+      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${distance}) AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
          AND ${spacePredicateSql("e", space, vector.length)}
        WHERE ${where}
@@ -150,7 +153,7 @@ export async function vectorCandidates(
   const similarity = similaritySql(input.db, params, input.query);
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS}, ${similarity} AS similarity${columns}
+    `SELECT ${candidateColumns(input.lastAccessed)}, ${similarity} AS similarity${columns}
      FROM records r ${join}
      WHERE ${where}
      ORDER BY similarity DESC NULLS LAST, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -168,7 +171,7 @@ async function recentCandidates(
   const columns = missingSignalsSql(input, params, missing);
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS}${columns} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(input.lastAccessed)}${columns} FROM records r WHERE ${where}
      ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
   );
@@ -180,7 +183,7 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   const where = filterSql(params, input.workspaceId, input.part, decl);
   return run(
     input.db,
-    `SELECT ${CANDIDATE_COLUMNS} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(input.lastAccessed)} FROM records r WHERE ${where}
      ORDER BY ${orderSql(input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
     params,
   );

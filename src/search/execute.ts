@@ -2,7 +2,7 @@
 // order_by in structured mode), fuse sources by RRF, shape hits, render, bound the response.
 import { SCORE_SEMANTICS } from "../catalog/discovery.js";
 import type { InstalledCatalog } from "../catalog/index.js";
-import type { RankNode } from "../catalog/rank.js";
+import { type RankNode, readsAge } from "../catalog/rank.js";
 import type { CombinedSearchSpec, SearchPart, SearchSpec } from "../catalog/search-spec.js";
 import { type Models, modelAppError } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
@@ -100,10 +100,14 @@ export async function executeSearch(
 ) {
   const now = new Date();
   const parts: (SearchPart & { name?: string })[] = spec.sources ?? [spec];
+  // A fusion boost ranks every source's candidates.
+  const boost = spec.sources ? spec.boost : undefined;
+  const boostReadsAccess = boost !== undefined && readsAge(boost, "last_accessed");
   // Sources are independent searches: a server pool runs them at once (PGlite queues them).
   const proposals: Proposal[] = await Promise.all(
     parts.map(async (part) => {
       const query = await queryVector(deps, catalog, part, spec.q);
+      const formula = formulaOf(catalog, part);
       return propose({
         db: deps.db,
         workspaceId,
@@ -112,6 +116,7 @@ export async function executeSearch(
         q: spec.q,
         query,
         exhaustiveText: deps.exhaustiveText ?? false,
+        lastAccessed: boostReadsAccess || (formula !== undefined && readsAge(formula, "last_accessed")),
       });
     }),
   );

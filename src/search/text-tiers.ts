@@ -8,7 +8,7 @@
 // phrases, a term that is several lexemes) and too few tiered records fall back to scoring
 // every match.
 import type { Db } from "../platform/db/index.js";
-import { CANDIDATE_COLUMNS, type Params, type TextTerm } from "./sql.js";
+import type { Params, TextTerm } from "./sql.js";
 import type { Candidate } from "./types.js";
 
 /** Counts from `from` down to `to`, every `step`. */
@@ -102,6 +102,8 @@ function anyLexemeQuery(lexemes: string[]): string {
 
 export interface TieredQuery {
   db: Db;
+  /** The candidate columns over records r (candidateColumns). */
+  select: string;
   workspaceId: string;
   /** The query's lexemes by rarity (wordsByRarity), at least one of them common. */
   words: Words;
@@ -226,7 +228,7 @@ async function rankTiers(
        WHERE (SELECT found FROM walked) >= ${limit}
        ${rare}
        ORDER BY rank DESC, seq DESC LIMIT ${limit})
-     SELECT ${CANDIDATE_COLUMNS}, b.rank AS text_match, (SELECT round FROM walked) AS walked_round${columns}
+     SELECT ${query.select}, b.rank AS text_match, (SELECT round FROM walked) AS walked_round${columns}
      FROM best b JOIN records r ON r.workspace_id = ${params.add(query.workspaceId)} AND r.id = b.id
      ORDER BY text_match DESC, r.seq DESC`,
     params.values,

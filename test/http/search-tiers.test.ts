@@ -184,7 +184,16 @@ describe("search: text proposals from term-frequency tiers", () => {
       const [part] = searchParts(spec);
       if (!part) throw new Error("no part");
       const found = await textCandidates(
-        { db, workspaceId: workspace, catalog, part, q: spec.q, query: undefined, exhaustiveText },
+        {
+          db,
+          workspaceId: workspace,
+          catalog,
+          part,
+          q: spec.q,
+          query: undefined,
+          exhaustiveText,
+          lastAccessed: false,
+        },
         part.params.candidates,
       );
       return found.map((c) => c.id);

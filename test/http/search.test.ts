@@ -319,6 +319,28 @@ describe("search", () => {
     expect(body.backend.map((b: any) => b.source)).toEqual(["words", "newest"]);
   });
 
+  it("reads last_accessed for a rank or fusion boost that uses it, whatever the source's own rank", async () => {
+    await t.db.query("DELETE FROM record_access WHERE workspace_id = $1", [workspaceId]);
+    await t.db.query(
+      "INSERT INTO record_access (workspace_id, record_id, last_accessed) VALUES ($1, $2, now() - interval '2 hours')",
+      [workspaceId, ids.refund],
+    );
+    const scope = { entities: ["acme"], collections: ["customer_events"] };
+    // The source ranks by recency only; the boost multiplies its RRF score by the access age.
+    const body = await ok({
+      q: "refund",
+      k: 1,
+      sources: [{ name: "words", mode: "text", scope, rank: ["age_hours", "occurred_at"] }],
+      fuse: { kind: "rrf", rank_constant: 10 },
+      boost: ["age_hours", "last_accessed"],
+    });
+    expect(body.hits.map((h: any) => h.id)).toEqual([ids.refund]);
+    expect(body.hits[0].rank_score).toBeCloseTo((1 / 11) * 2, 2);
+    // Marked by that search: now about 0 hours.
+    const again = await ok({ q: "refund", k: 1, scope, mode: "text", rank: ["age_hours", "last_accessed"] });
+    expect(again.hits[0].rank_score).toBeLessThan(0.01);
+  });
+
   it("refuses an oversized response with 409 response_too_large", async () => {
     const small = await createTestApp({ env: { MAX_RESPONSE_BYTES: "1024" }, testDb: t.testDb });
     try {

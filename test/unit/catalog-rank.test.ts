@@ -6,8 +6,8 @@ import {
   parseRankExpression,
   type RankContext,
   rankGrammar,
+  readsAge,
   scoreNamesUsed,
-  usesOperator,
 } from "../../src/catalog/rank.js";
 import { definitionError } from "../support/catalog-index-fixture.js";
 
@@ -123,10 +123,18 @@ describe("parseRankExpression", () => {
 });
 
 describe("helpers", () => {
-  it("finds operators and score names", () => {
-    const node = parse(["sum", [["score", "a"], ["product", 2, ["score", "b"]], ["similarity"]]]);
-    expect(usesOperator(node, "similarity")).toBe(true);
-    expect(usesOperator(node, "text_match")).toBe(false);
+  it("finds the ages and score names an expression reads", () => {
+    const node = parse([
+      "sum",
+      [
+        ["score", "a"],
+        ["product", 2, ["score", "b"]],
+        ["decay", ["age_hours", "occurred_at"], { midpoint: 24, exponent: 1 }],
+      ],
+    ]);
+    expect(readsAge(node, "occurred_at")).toBe(true);
+    expect(readsAge(node, "last_accessed")).toBe(false);
+    expect(readsAge(parse(["age_hours", "last_accessed"]), "last_accessed")).toBe(true);
     expect([...scoreNamesUsed(node)].sort()).toEqual(["a", "b"]);
   });
 });
