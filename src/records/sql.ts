@@ -222,17 +222,19 @@ export const MISSING_VECTORS = `
 /**
  * Marks returned records accessed (record_access), leaving a mark made within the last minute
  * alone: such records are skipped before the insert, which would otherwise lock their rows even
- * where the conflict updates nothing. Only records that still exist are marked: a hit erased
- * since the search is skipped (one erased in the instant between this read and the insert
- * fails the foreign key; the caller retries). Ids arrive sorted, so concurrent marks lock
- * shared rows in one order.
+ * where the conflict updates nothing. The check is a scalar subquery, one primary-key probe per
+ * hit: as NOT EXISTS the planner merge-anti-joined every mark of the workspace, sorted (up to
+ * 5 ms at 100k records). Only records that still exist are marked: a hit erased since the
+ * search is skipped (one erased in the instant between this read and the insert fails the
+ * foreign key; the caller retries). Ids arrive sorted, so concurrent marks lock shared rows in
+ * one order.
  */
 export const MARK_ACCESSED = `
   INSERT INTO record_access (workspace_id, record_id, last_accessed)
   SELECT r.workspace_id, r.id, now() FROM records r
   WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[])
-    AND NOT EXISTS (SELECT 1 FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id
-      AND a.last_accessed >= now() - interval '1 minute')
+    AND coalesce((SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id),
+      '-infinity') < now() - interval '1 minute'
   ORDER BY r.id
   ON CONFLICT (workspace_id, record_id) DO UPDATE SET last_accessed = excluded.last_accessed
     WHERE record_access.last_accessed < excluded.last_accessed - interval '1 minute'`;
