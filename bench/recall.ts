@@ -53,16 +53,7 @@ export async function measureRecall(
       const spec = validateSearchSpec(request.body, catalog.index, { maxQueryChars: 10_000 });
       for (const part of searchParts(spec).filter((p) => p.mode === "text" || p.mode === "hybrid")) {
         const propose = async (exhaustiveText: boolean) => {
-          const input = {
-            db,
-            workspaceId,
-            catalog,
-            part,
-            q: spec.q,
-            query: undefined,
-            exhaustiveText,
-            lastAccessed: false,
-          };
+          const input = { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText };
           const t0 = performance.now();
           const depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
           const found = await textCandidates(input, depth);

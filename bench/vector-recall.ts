@@ -57,16 +57,7 @@ export async function measureVectorRecall(
         const query = await queryVector({ models }, catalog, part, spec.q);
         if (!query || query.vector.every((x) => x === 0)) continue;
         depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
-        const input = {
-          db,
-          workspaceId,
-          catalog,
-          part,
-          q: spec.q,
-          query,
-          exhaustiveText: false,
-          lastAccessed: false,
-        };
+        const input = { db, workspaceId, catalog, part, q: spec.q, query, exhaustiveText: false };
         let t0 = performance.now();
         const proposed = await vectorCandidates(input, depth);
         times.proposed.push(performance.now() - t0);

@@ -184,16 +184,7 @@ describe("search: text proposals from term-frequency tiers", () => {
       const [part] = searchParts(spec);
       if (!part) throw new Error("no part");
       const found = await textCandidates(
-        {
-          db,
-          workspaceId: workspace,
-          catalog,
-          part,
-          q: spec.q,
-          query: undefined,
-          exhaustiveText,
-          lastAccessed: false,
-        },
+        { db, workspaceId: workspace, catalog, part, q: spec.q, query: undefined, exhaustiveText },
         part.params.candidates,
       );
       return found.map((c) => c.id);
