@@ -86,7 +86,7 @@ export async function textCandidates(
   if (words && words.common.length > 0) {
     const tiered = await tieredTextCandidates({
       db: input.db,
-      select: candidateColumns(input.lastAccessed ?? false),
+      select: candidateColumns(input.lastAccessed),
       workspaceId: input.workspaceId,
       words,
       exclusions: terms.some((term) => term.negate),
@@ -112,7 +112,7 @@ export async function textCandidates(
       : "records r";
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed ?? false)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+    `SELECT ${candidateColumns(input.lastAccessed)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q, ${matches}
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -141,7 +141,7 @@ export async function vectorCandidates(
     const distance = `${spaceVectorSql("e.embedding", vector.length)} <=> ${params.add(JSON.stringify(vector))}::vector`;
     return run(
       input.db,
-      `SELECT ${candidateColumns(input.lastAccessed ?? false)}, 1 - (${distance}) AS similarity${columns}
+      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${distance}) AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
          AND ${spacePredicateSql("e", space, vector.length)}
        WHERE ${where}
@@ -153,7 +153,7 @@ export async function vectorCandidates(
   const similarity = similaritySql(input.db, params, input.query);
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed ?? false)}, ${similarity} AS similarity${columns}
+    `SELECT ${candidateColumns(input.lastAccessed)}, ${similarity} AS similarity${columns}
      FROM records r ${join}
      WHERE ${where}
      ORDER BY similarity DESC NULLS LAST, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -171,7 +171,7 @@ async function recentCandidates(
   const columns = missingSignalsSql(input, params, missing);
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed ?? false)}${columns} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(input.lastAccessed)}${columns} FROM records r WHERE ${where}
      ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
   );
@@ -183,7 +183,7 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   const where = filterSql(params, input.workspaceId, input.part, decl);
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed ?? false)} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(input.lastAccessed)} FROM records r WHERE ${where}
      ORDER BY ${orderSql(input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
     params,
   );

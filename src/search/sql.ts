@@ -18,7 +18,7 @@ export class Params {
  * for a rank that reads its age, since it costs a primary-key probe of record_access per
  * candidate.
  */
-export function candidateColumns(lastAccessed: boolean): string {
+export function candidateColumns(lastAccessed = false): string {
   const access = lastAccessed
     ? "(SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id)"
     : "NULL::timestamptz";
