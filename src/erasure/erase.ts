@@ -58,6 +58,7 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
   const ids = await expandClosure(tx, workspaceId, seeds, maxRecords);
   const { rows } =
     ids.length > 0 ? await tx.query<Slot>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
+  if (ids.length > 0) await tx.query(sql.DELETE_MARKS, [workspaceId, ids]);
   const entities = [...new Set(rows.map((row) => row.entity))];
   // An erased entity is held off even when nothing of it was left to delete.
   const held = target.entity === undefined ? entities : [...new Set([...entities, target.entity])];

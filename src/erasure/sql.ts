@@ -22,6 +22,14 @@ export const DELETE_RECORDS = `
   DELETE FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])
   RETURNING entity, collection, key, status`;
 
+/**
+ * The access marks of removed records (run after the delete): record_access has no foreign key
+ * (migration 0017); a search marking one of them held its lock until it committed, so its mark
+ * is visible here.
+ */
+export const DELETE_MARKS =
+  "DELETE FROM record_access WHERE workspace_id = $1 AND record_id = ANY($2::uuid[])";
+
 const SLOTS = "jsonb_to_recordset($2::jsonb) AS s(entity text, collection text, key text, status text)";
 
 /** Heads whose record was removed; returns their slots. */

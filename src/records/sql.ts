@@ -224,10 +224,12 @@ export const MISSING_VECTORS = `
  * alone: such records are skipped before the insert, which would otherwise lock their rows even
  * where the conflict updates nothing. The check is a scalar subquery, one primary-key probe per
  * hit: as NOT EXISTS the planner merge-anti-joined every mark of the workspace, sorted (up to
- * 5 ms at 100k records). Only records that still exist are marked: a hit erased since the
- * search is skipped (one erased in the instant between this read and the insert fails the
- * foreign key; the caller retries). Ids arrive sorted, so concurrent marks lock shared rows in
- * one order.
+ * 5 ms at 100k records). Only records that still exist are marked, and each is locked as it is
+ * read (FOR KEY SHARE, what a foreign key's check would take, in one statement instead of a probe
+ * per row): an erasure waits for the mark and then deletes it with the record
+ * (src/erasure/sql.ts DELETE_MARKS). A record an erasure is deleting is skipped, not waited for,
+ * so a mark never waits on an erasure that waits on it. Rows go in id order, so concurrent marks
+ * lock the marks they share in one order.
  */
 export const MARK_ACCESSED = `
   INSERT INTO record_access (workspace_id, record_id, last_accessed)
@@ -236,5 +238,6 @@ export const MARK_ACCESSED = `
     AND coalesce((SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id),
       '-infinity') < now() - interval '1 minute'
   ORDER BY r.id
+  FOR KEY SHARE OF r SKIP LOCKED
   ON CONFLICT (workspace_id, record_id) DO UPDATE SET last_accessed = excluded.last_accessed
     WHERE record_access.last_accessed < excluded.last_accessed - interval '1 minute'`;

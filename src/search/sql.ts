@@ -26,6 +26,13 @@ export function candidateColumns(lastAccessed = false): string {
   r.depth, r.run_id, r.text, r.content, r.scores, r.annotations, r.occurred_at, r.created_at, ${access} AS last_accessed`;
 }
 
+/**
+ * The records matching the tsquery q.tsq, read through the full-text index alone: the fence
+ * (OFFSET 0) keeps the planner, which cannot see a tsquery the statement builds, from ANDing in
+ * the far larger bitmaps of the workspace's other indexes.
+ */
+export const TEXT_MATCHES = "LATERAL (SELECT * FROM records t WHERE t.search_text @@ q.tsq OFFSET 0) r";
+
 function conditionSql(params: Params, field: FieldDecl, condition: FieldCondition): string[] {
   const out: string[] = [];
   const json = jsonAt("r.", field.path);

@@ -4,11 +4,11 @@
 // query words occur at least T times are read from the tier index (migration 0015), T going
 // down the tiers, until `limit` candidates are in hand, and those are ranked by ts_rank_cd as
 // before, read deeper when needed so that the top is exactly the exhaustive one (the bench
-// measures recall@20 against it all the same). Queries the tiers cannot express (quoted
-// phrases, a term that is several lexemes) and too few tiered records fall back to scoring
-// every match.
+// measures recall@20 against it all the same); a pool the tiers cannot fill is topped up with
+// other matches. Queries the tiers cannot express (quoted phrases, a term that is several
+// lexemes) and tiers too thin to hold the exact top fall back to scoring every match.
 import type { Db } from "../platform/db/index.js";
-import type { Params, TextTerm } from "./sql.js";
+import { type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
 import type { Candidate } from "./types.js";
 
 /** Counts from `from` down to `to`, every `step`. */
@@ -143,42 +143,70 @@ export function wordsByRarity(lexemes: QueryLexeme[], limit: number): Words {
 }
 
 /**
- * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers hold
- * fewer (the caller then scores every match). Rare lexemes (by the planner's statistics) have
- * every record holding them read; the common ones are read by tiers: a recursive count walks the
- * tiers down until `limit` visible matches are reached (a tier no record reaches is one index
- * probe) and the records of the tiers walked are ranked with the rare lexemes' records. A
- * record left out holds no rare lexeme and each of the n common ones fewer than T times (T the
- * last tier walked), so it ranks at most n (T - 1) occurrences; when the `exact`-th candidate
- * does not rank above that, the tiers are read down to the one that makes it so (and every match
- * is scored when none does). The best `exact` candidates are then exactly the exhaustive ones;
- * the rest of the pool is the best of the records read. Estimates only decide what is read,
- * never what is exact.
+ * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers cannot
+ * tell the best `exact` apart (the caller then scores every match). Rare lexemes (by the
+ * planner's statistics) have every record holding them read; the common ones are read by tiers:
+ * a recursive count walks the tiers down until `limit` visible matches are reached or the tiers
+ * run out (a tier no record reaches is one index probe), and the records of the tiers walked are
+ * ranked with the rare lexemes' records. A record left out holds no rare lexeme and each of the n
+ * common ones fewer than T times (T the last tier walked), so it ranks at most n (T - 1)
+ * occurrences; when the `exact`-th candidate does not rank above that, the tiers are read down to
+ * the one that makes it so (and every match is scored when none does). The best `exact`
+ * candidates are then exactly the exhaustive ones; the rest of the pool is the best of the
+ * records read, topped up with other matches when those are fewer than `limit` (all of them
+ * rank below the `exact`-th). Estimates only decide what is read, never what is exact.
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
   const { words } = query;
   const n = words.common.length;
-  const walked = await rankTiers(query, words, undefined);
-  if (!walked) return undefined;
-  const last = walked.rows[Math.min(query.exact, walked.rows.length) - 1] as Candidate;
   const bound = (tier: number) => PER_OCCURRENCE * n * (tier - 1) + 1e-4;
-  if (Number(last.text_match) > bound(TIERS[walked.round - 1] as number)) return walked.rows;
-  const round = TIERS.findIndex((tier) => Number(last.text_match) > bound(tier)) + 1;
-  if (round === 0) return undefined;
-  return (await rankTiers(query, words, round))?.rows;
+  const kth = (rows: Candidate[]) => rows[Math.min(query.exact, query.limit) - 1];
+  const walked = await rankTiers(query, words, undefined);
+  let rows = walked.rows;
+  const last = kth(rows);
+  // Fewer records read than the exact top holds: the unread may belong in it.
+  if (last === undefined) return undefined;
+  if (Number(last.text_match) <= bound(TIERS[walked.round - 1] as number)) {
+    if (walked.round >= TIERS.length) return undefined;
+    const round = TIERS.findIndex((tier) => Number(last.text_match) > bound(tier)) + 1;
+    if (round === 0) return undefined;
+    rows = (await rankTiers(query, words, round)).rows;
+  }
+  return rows.length < query.limit ? topUp(query, rows) : rows;
+}
+
+/** Best first: ts_rank_cd, then newest (the exhaustive statement's order). */
+const byRank = (a: Candidate, b: Candidate) =>
+  Number(b.text_match) - Number(a.text_match) || Number(b.seq) - Number(a.seq);
+
+/**
+ * The pool filled up to `limit` with visible matches not read yet, any of them: each ranks below
+ * the exact top (tieredTextCandidates), and stopping at the first ones found spares scoring every
+ * match of a common word that few records repeat.
+ */
+async function topUp(query: TieredQuery, rows: Candidate[]): Promise<Candidate[]> {
+  const { params, where, tsq, columns } = query.base();
+  const { rows: more } = await query.db.query<Candidate>(
+    `SELECT ${query.select}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+     FROM (SELECT ${tsq} AS tsq) q, ${TEXT_MATCHES}
+     WHERE ${where} AND r.id <> ALL(${params.add(rows.map((row) => row.id))}::uuid[])
+     LIMIT ${params.add(query.limit - rows.length)}`,
+    params.values,
+  );
+  return [...rows, ...more].sort(byRank);
 }
 
 /**
- * One statement: the visible records of the common words' tiers down to round `through` (or,
- * when undefined, down to the round where the counted matches first reach the limit) and of the
- * rare words, ranked by ts_rank_cd. Each tiered record is read, checked and ranked once, as its
+ * One statement: the best `limit` visible records of the common words' tiers down to round
+ * `through` (or, when undefined, down to the round where the counted matches first reach the
+ * limit, or the last) and of the rare words, ranked by ts_rank_cd, with the last round walked. Each tiered record is read, checked and ranked once, as its
  * round is walked; only the best `limit` are read again for their columns.
  */
 async function rankTiers(
   query: TieredQuery,
   words: Words,
   through: number | undefined,
-): Promise<{ rows: Candidate[]; round: number } | undefined> {
+): Promise<{ rows: Candidate[]; round: number }> {
   const { params, where, tsq, columns } = query.base();
   const tokens = TIERS.flatMap((tier) =>
     words.common.map((lexeme) => `${query.workspaceId}:${tier}:${lexeme}`),
@@ -211,31 +239,29 @@ async function rankTiers(
      )`
       : `walk AS (SELECT ${params.add(through)}::int AS round, s.n AS found, s.ids, s.seqs, s.ranks
        FROM ${ranked("1", params.add(through))} s)`;
-  // Every record holding a rare word is read and ranked too, once the tiers hold enough.
+  // Every record holding a rare word is read and ranked too.
   const rare =
     words.rare.length > 0
       ? `UNION SELECT r.id, r.seq, ts_rank_cd(r.search_text, q.tsq)
        FROM (SELECT * FROM records t WHERE t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery
          OFFSET 0) r, q
-       WHERE (SELECT found FROM walked) >= ${limit} AND ${where} ${match}`
+       WHERE ${where} ${match}`
       : "";
   // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate.
   const { rows } = await query.db.query<Candidate & { walked_round: number }>(
     `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk},
-     walked AS (SELECT max(round) AS round, max(found) AS found FROM walk),
      best AS (
        SELECT DISTINCT u.id, u.seq, u.rank FROM walk w, unnest(w.ids, w.seqs, w.ranks) AS u(id, seq, rank)
-       WHERE (SELECT found FROM walked) >= ${limit}
        ${rare}
        ORDER BY rank DESC, seq DESC LIMIT ${limit})
-     SELECT ${query.select}, b.rank AS text_match, (SELECT round FROM walked) AS walked_round${columns}
+     SELECT ${query.select}, b.rank AS text_match, (SELECT max(round) FROM walk) AS walked_round${columns}
      FROM best b JOIN records r ON r.workspace_id = ${params.add(query.workspaceId)} AND r.id = b.id
      ORDER BY text_match DESC, r.seq DESC`,
     params.values,
   );
-  if (rows.length < query.limit) return undefined;
   return {
     rows: rows.map(({ walked_round: _, ...candidate }) => candidate),
-    round: Number(rows[0]?.walked_round),
+    // No row read: the walk went through every tier.
+    round: rows[0] ? Number(rows[0].walked_round) : TIERS.length,
   };
 }

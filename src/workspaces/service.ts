@@ -1,4 +1,4 @@
-import type { Queryable } from "../platform/db/index.js";
+import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { generateKey, isWellFormedKey, keyDigest } from "./keys.js";
 import * as sql from "./sql.js";
@@ -40,9 +40,12 @@ export async function createWorkspace(db: Queryable, name: string): Promise<Crea
   return { workspace: row.name, id: row.id, api_key: apiKey };
 }
 
-/** Removes a workspace and, by cascade, everything it owns. */
-export async function deleteWorkspace(db: Queryable, id: string): Promise<void> {
-  await db.query(sql.DELETE_WORKSPACE, [id]);
+/** Removes a workspace and, by cascade, everything it owns, then its records' access marks. */
+export async function deleteWorkspace(db: Db, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(sql.DELETE_WORKSPACE, [id]);
+    await tx.query(sql.DELETE_WORKSPACE_MARKS, [id]);
+  });
 }
 
 export async function listWorkspaces(db: Queryable): Promise<WorkspaceSummary[]> {

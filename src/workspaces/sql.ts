@@ -12,3 +12,5 @@ export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE n
 export const FIND_BY_KEY_DIGEST = "SELECT id, name FROM workspaces WHERE key_digest = decode($1, 'hex')";
 
 export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1";
+/** Access marks hold no foreign key (migration 0017): they go after the workspace's records. */
+export const DELETE_WORKSPACE_MARKS = "DELETE FROM record_access WHERE workspace_id = $1";

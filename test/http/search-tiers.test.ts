@@ -271,6 +271,39 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(new Set(tiered).size).toBe(2);
     });
 
+    it("tops the pool up with other matches when the tiers hold the best k but fewer than the pool", async () => {
+      // 12 records repeat alpha 2..5 times (tiered), 200 hold it once: a pool of 20 needs 8 of
+      // those, and any 8 rank below the best 5, so no statement scores every match.
+      const ws = await t.workspace("tiers-top-up");
+      await t.publishExample(ws.headers);
+      const texts = [
+        ...Array.from({ length: 200 }, (_, i) => `alpha once${i}`),
+        ...Array.from({ length: 12 }, (_, i) => `${"alpha ".repeat(2 + (i % 4))}repeated${i}`),
+      ];
+      const ids = await t.writeRecords(
+        ws.headers,
+        texts.map((text) => ({ collection: "customer_events", entity: "customer-0", type: "ticket", text })),
+      );
+      await enrichAll(t.db, ws.id);
+      await t.db.exec("ANALYZE records");
+      const body = { mode: "text", q: "alpha", k: 5, params: { candidates: 20 } };
+      const seen: string[] = [];
+      const tiered = await propose(body, false, recording(seen), ws.id);
+      const exhaustive = await propose(body, true, t.db, ws.id);
+      expect(seen.some((sql) => sql.includes("engram_text_tiers"))).toBe(true);
+      // The statement scoring every match orders them all by rank; the top-up takes any.
+      const scoresEvery = (sql: string) =>
+        !sql.includes("engram_text_tiers") && sql.includes("ORDER BY text_match");
+      expect(seen.some(scoresEvery)).toBe(false);
+      expect(tiered.slice(0, 5)).toEqual(exhaustive.slice(0, 5));
+      expect(tiered).toHaveLength(20);
+      expect(new Set(tiered).size).toBe(20);
+      // Every repeating record first (the tiers), then 8 of those holding the word once.
+      const repeating = new Set(ids.slice(200));
+      expect(tiered.slice(0, 12).every((id) => repeating.has(id))).toBe(true);
+      expect(tiered.slice(12).every((id) => ids.slice(0, 200).includes(id))).toBe(true);
+    });
+
     it("a query of rare words only scores every match", async () => {
       await t.db.exec("ANALYZE records");
       const body = { mode: "text", q: "ticket3 ticket17", k: 5, params: { candidates: 5 } };
@@ -281,7 +314,7 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(seen.some((sql) => sql.includes("engram_text_tiers"))).toBe(false);
     });
 
-    it("a quoted phrase, or fewer tiered records than candidates, scores every match", async () => {
+    it("a quoted phrase, or words that are rare for a pool of 200, score every match", async () => {
       for (const body of [
         { mode: "text", q: '"refund please"', params: { candidates: 5 } },
         { mode: "text", q: "wrote refund", params: { candidates: 200 } },
