@@ -94,19 +94,20 @@ export function filterSql(
     "NOT r.tombstone",
     `r.collection <> ${params.add(SYSTEM_COLLECTION)}`,
     targetsSql(params, part.targets),
-    // Answered by the small partial index of tombstoned heads (migration 0014).
-    `NOT EXISTS (SELECT 1 FROM heads t WHERE t.workspace_id = r.workspace_id AND t.entity = r.entity AND t.collection = r.collection
-       AND t.key = r.key AND t.status = r.status AND t.tombstone)`,
   ];
   if (scope.status !== "all") out.push(`r.status = ${params.add(scope.status)}`);
   if (scope.keyed === true) out.push("r.key IS NOT NULL");
   if (scope.keyed === false) out.push("r.key IS NULL");
-  if (scope.versions === "current") {
-    // A scalar subquery is one primary-key probe of heads per keyed row; an EXISTS under the OR
-    // became a hashed SubPlan that read every head of every workspace first.
-    out.push(`(r.key IS NULL OR (SELECT h.record_id FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
-       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status) = r.id)`);
-  }
+  // Keyed rows are checked against the head of their slot, one primary-key probe of heads per
+  // keyed row, as a scalar subquery: an EXISTS under the OR became a hashed SubPlan that read
+  // every head of every workspace first, and a NOT EXISTS is an anti-join the planner weighs
+  // join orders for (half of a tier statement's 1 ms of planning).
+  const slot = `FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
+       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status`;
+  // Current: the row is its slot's head, so the slot is not retracted (the row is no tombstone).
+  if (scope.versions === "current") out.push(`(r.key IS NULL OR (SELECT h.record_id ${slot}) = r.id)`);
+  // Every version: none of a slot whose head is a tombstone (retracted).
+  else out.push(`(r.key IS NULL OR (SELECT h.tombstone ${slot} AND h.tombstone) IS NULL)`);
   if (scope.entities?.length === 1) {
     // Equality, not = ANY: PostgreSQL 15 walks (workspace, entity, occurred_at) in order only then.
     out.push(`r.entity = ${params.add(scope.entities[0])}`);
