@@ -4,8 +4,13 @@
 // tiered proposal's top 20 holds. A hybrid part's text list is proposed as deep as hybrid first
 // reads it (a share of the pool, src/search/candidates.ts). Proposals only: a whole search would
 // mark its hits accessed, and the second run would rank by a changed last_accessed.
-import { requireCatalog } from "../src/catalog/index.js";
-import { searchParts, validateSearchSpec } from "../src/catalog/search-spec.js";
+import { type InstalledCatalog, requireCatalog } from "../src/catalog/index.js";
+import {
+  type SearchPart,
+  type SearchSpec,
+  searchParts,
+  validateSearchSpec,
+} from "../src/catalog/search-spec.js";
 import type { Db } from "../src/platform/db/index.js";
 import { hybridFirstDepth, textCandidates } from "../src/search/candidates.js";
 import { type ModeName, requestMakers } from "./modes.js";
@@ -37,6 +42,29 @@ export interface RecallOptions {
   modes: ModeName[];
 }
 
+/** The search parts of one mode's measured requests (the bench's own, by seed and corpus size). */
+export function measuredParts(
+  catalog: InstalledCatalog,
+  vocabulary: Vocabulary,
+  options: RecallOptions,
+  mode: ModeName,
+): { spec: SearchSpec; part: SearchPart }[] {
+  const make = requestMakers(vocabulary, options.records)[mode];
+  return requests(make, options.seed, `measure:${mode}`, options.requests).flatMap((request) => {
+    const spec = validateSearchSpec(request.body, catalog.index, { maxQueryChars: 10_000 });
+    return searchParts(spec).map((part) => ({ spec, part }));
+  });
+}
+
+/** How many parts were compared, and their mean and worst recall. */
+export function recallSummary(recalls: number[]): { parts: number; mean: number; min: number } {
+  return {
+    parts: recalls.length,
+    mean: round(recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length), 4),
+    min: round(Math.min(...recalls), 4),
+  };
+}
+
 export async function measureRecall(
   db: Db,
   workspaceId: string,
@@ -44,32 +72,27 @@ export async function measureRecall(
   options: RecallOptions,
 ): Promise<Partial<Record<ModeName, RecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
-  const makers = requestMakers(vocabulary, options.records);
   const out: Partial<Record<ModeName, RecallFigure>> = {};
   for (const mode of RECALL_MODES.filter((m) => options.modes.includes(m))) {
     const recalls: number[] = [];
     const times = { tiered: [] as number[], exhaustive: [] as number[] };
-    for (const request of requests(makers[mode], options.seed, `measure:${mode}`, options.requests)) {
-      const spec = validateSearchSpec(request.body, catalog.index, { maxQueryChars: 10_000 });
-      for (const part of searchParts(spec).filter((p) => p.mode === "text" || p.mode === "hybrid")) {
-        const propose = async (exhaustiveText: boolean) => {
-          const input = { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText };
-          const t0 = performance.now();
-          const depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
-          const found = await textCandidates(input, depth);
-          times[exhaustiveText ? "exhaustive" : "tiered"].push(performance.now() - t0);
-          return found.slice(0, AT).map((c) => c.id);
-        };
-        const exact = await propose(true);
-        const tiered = new Set(await propose(false));
-        if (exact.length === 0) continue;
-        recalls.push(exact.filter((id) => tiered.has(id)).length / exact.length);
-      }
+    for (const { spec, part } of measuredParts(catalog, vocabulary, options, mode)) {
+      if (part.mode !== "text" && part.mode !== "hybrid") continue;
+      const propose = async (exhaustiveText: boolean) => {
+        const input = { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText };
+        const t0 = performance.now();
+        const depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
+        const found = await textCandidates(input, depth);
+        times[exhaustiveText ? "exhaustive" : "tiered"].push(performance.now() - t0);
+        return found.slice(0, AT).map((c) => c.id);
+      };
+      const exact = await propose(true);
+      const tiered = new Set(await propose(false));
+      if (exact.length === 0) continue;
+      recalls.push(exact.filter((id) => tiered.has(id)).length / exact.length);
     }
     out[mode] = {
-      parts: recalls.length,
-      mean: round(recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length), 4),
-      min: round(Math.min(...recalls), 4),
+      ...recallSummary(recalls),
       tiered_ms_p50: round(median(times.tiered), 2),
       exhaustive_ms_p50: round(median(times.exhaustive), 2),
     };

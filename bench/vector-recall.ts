@@ -6,15 +6,13 @@
 // vectors tie often, so a proposed row counts when it is at least as similar as the exact 20th.
 // Entity-scoped searches scan exactly and are left out.
 import { requireCatalog } from "../src/catalog/index.js";
-import { searchParts, validateSearchSpec } from "../src/catalog/search-spec.js";
 import { modelsResolver } from "../src/deps.js";
 import type { Db } from "../src/platform/db/index.js";
 import { hybridFirstDepth, vectorCandidates } from "../src/search/candidates.js";
 import { queryVector } from "../src/search/execute.js";
 import { filterSql, Params } from "../src/search/sql.js";
-import { type ModeName, requestMakers } from "./modes.js";
-import { AT, median, type RecallOptions, round } from "./recall.js";
-import { requests } from "./search.js";
+import type { ModeName } from "./modes.js";
+import { AT, measuredParts, median, type RecallOptions, recallSummary, round } from "./recall.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export const VECTOR_RECALL_MODES: ModeName[] = ["vector", "hybrid"];
@@ -41,52 +39,44 @@ export async function measureVectorRecall(
 ): Promise<Partial<Record<ModeName, VectorRecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
   const models = modelsResolver({});
-  const makers = requestMakers(vocabulary, options.records);
   const declarations = new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
   const out: Partial<Record<ModeName, VectorRecallFigure>> = {};
   for (const mode of VECTOR_RECALL_MODES.filter((m) => options.modes.includes(m))) {
     const recalls: number[] = [];
     const times = { proposed: [] as number[], exact: [] as number[] };
     let depth = 0;
-    for (const request of requests(makers[mode], options.seed, `measure:${mode}`, options.requests)) {
-      const spec = validateSearchSpec(request.body, catalog.index, { maxQueryChars: 10_000 });
-      const parts = searchParts(spec).filter(
-        (p) => (p.mode === "vector" || p.mode === "hybrid") && !p.scope.entities,
-      );
-      for (const part of parts) {
-        const query = await queryVector({ models }, catalog, part, spec.q);
-        if (!query || query.vector.every((x) => x === 0)) continue;
-        depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
-        const input = { db, workspaceId, catalog, part, q: spec.q, query, exhaustiveText: false };
-        let t0 = performance.now();
-        const proposed = await vectorCandidates(input, depth);
-        times.proposed.push(performance.now() - t0);
-        // Ordered by the untyped column, which no HNSW index is built over: every row is scored.
-        const params = new Params();
-        const where = filterSql(params, workspaceId, part, declarations);
-        const vector = params.add(JSON.stringify(query.vector));
-        t0 = performance.now();
-        const { rows: exact } = await db.query<{ similarity: number }>(
-          `SELECT 1 - (e.embedding <=> ${vector}::vector) AS similarity
+    for (const { spec, part } of measuredParts(catalog, vocabulary, options, mode)) {
+      if ((part.mode !== "vector" && part.mode !== "hybrid") || part.scope.entities) continue;
+      const query = await queryVector({ models }, catalog, part, spec.q);
+      if (!query || query.vector.every((x) => x === 0)) continue;
+      depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
+      const input = { db, workspaceId, catalog, part, q: spec.q, query, exhaustiveText: false };
+      let t0 = performance.now();
+      const proposed = await vectorCandidates(input, depth);
+      times.proposed.push(performance.now() - t0);
+      // Ordered by the untyped column, which no HNSW index is built over: every row is scored.
+      const params = new Params();
+      const where = filterSql(params, workspaceId, part, declarations);
+      const vector = params.add(JSON.stringify(query.vector));
+      t0 = performance.now();
+      const { rows: exact } = await db.query<{ similarity: number }>(
+        `SELECT 1 - (e.embedding <=> ${vector}::vector) AS similarity
            FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
              AND e.space = ${params.add(query.space)}
            WHERE ${where} AND vector_norm(e.embedding) > 0
            ORDER BY e.embedding <=> ${vector}::vector LIMIT ${AT}`,
-          params.values,
-        );
-        times.exact.push(performance.now() - t0);
-        const last = exact[exact.length - 1];
-        if (!last) continue;
-        const floor = Number(last.similarity) - TIE;
-        const found = proposed.filter((c) => Number(c.similarity) >= floor).length;
-        recalls.push(Math.min(found, exact.length) / exact.length);
-      }
+        params.values,
+      );
+      times.exact.push(performance.now() - t0);
+      const last = exact[exact.length - 1];
+      if (!last) continue;
+      const floor = Number(last.similarity) - TIE;
+      const found = proposed.filter((c) => Number(c.similarity) >= floor).length;
+      recalls.push(Math.min(found, exact.length) / exact.length);
     }
     out[mode] = {
-      parts: recalls.length,
+      ...recallSummary(recalls),
       depth,
-      mean: round(recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length), 4),
-      min: round(Math.min(...recalls), 4),
       proposed_ms_p50: round(median(times.proposed), 2),
       exact_ms_p50: round(median(times.exact), 2),
     };
