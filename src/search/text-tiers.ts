@@ -160,14 +160,13 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
   const { words } = query;
   const n = words.common.length;
   const bound = (tier: number) => PER_OCCURRENCE * n * (tier - 1) + 1e-4;
-  const kth = (rows: Candidate[]) => rows[Math.min(query.exact, query.limit) - 1];
   const walked = await rankTiers(query, words, undefined);
   let rows = walked.rows;
-  const last = kth(rows);
+  const last = rows[Math.min(query.exact, query.limit) - 1];
   // Fewer records read than the exact top holds: the unread may belong in it.
   if (last === undefined) return undefined;
   if (Number(last.text_match) <= bound(TIERS[walked.round - 1] as number)) {
-    if (walked.round >= TIERS.length) return undefined;
+    // No lower tier bounds the unread records below it (none, when the walk read every tier).
     const round = TIERS.findIndex((tier) => Number(last.text_match) > bound(tier)) + 1;
     if (round === 0) return undefined;
     rows = (await rankTiers(query, words, round)).rows;
