@@ -1,16 +1,35 @@
 // Vector indexes per embedding space (CONVENTIONS.md, Storage). The embeddings table holds the
 // vectors of every space in one untyped `vector` column, and an HNSW index needs one dimension
-// count, so each (space, dimensions) gets a partial HNSW index over the typed expression
-// `embedding::vector(N)`. A nearest-neighbour query uses it when it orders by exactly that
-// expression and repeats the index's predicate (space and vector_dims). Without pgvector the
-// column is real[] and searches scan exactly; there is nothing to index.
+// count, so each (space, dimensions) gets a partial HNSW index over a typed expression:
+// `embedding::vector(N)`, or `embedding::halfvec(N)` past the 2,000 dimensions pgvector indexes
+// as `vector` (OpenAI's text-embedding-3-large has 3,072); a space wider than halfvec's 4,000 has
+// no index and its searches scan exactly. A nearest-neighbour query uses the index when it
+// orders by exactly that expression and repeats the index's predicate (space and vector_dims).
+// Without pgvector the column is real[] and searches scan exactly; there is nothing to index.
 import type { EmbeddingSpace, SpaceIndexes } from "../catalog/index.js";
 import { type Db, type Queryable, sqlLiteral } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
 
-/** The typed vector expression the index of a space is built over. */
-export function spaceVectorSql(column: string, dimensions: number): string {
-  return `(${column}::vector(${Math.trunc(dimensions)}))`;
+/** The widest vectors pgvector's HNSW indexes as `vector`, and as half-precision `halfvec`. */
+const VECTOR_INDEX_MAX = 2000;
+const HALFVEC_INDEX_MAX = 4000;
+
+export interface SpaceIndex {
+  /** The typed expression the space's HNSW index is built over; queries order by it. */
+  expression: string;
+  /** Its type: a query vector is cast to it. */
+  type: string;
+}
+
+/**
+ * The indexed expression of a space's vectors, or undefined when the space is too wide for an
+ * HNSW index. Half precision changes the walk's order a little, not the similarity a search
+ * reports (that is computed on the stored vector).
+ */
+export function spaceIndex(column: string, dimensions: number): SpaceIndex | undefined {
+  const n = Math.trunc(dimensions);
+  const type = n <= VECTOR_INDEX_MAX ? "vector" : n <= HALFVEC_INDEX_MAX ? "halfvec" : undefined;
+  return type && { expression: `(${column}::${type}(${n}))`, type };
 }
 
 /** The partial-index predicate of a space; a query must repeat it for the planner to use the index. */
@@ -33,9 +52,11 @@ const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.sp
 // hybrid more than its latency target allows (bench/RESULTS.md, issue 20).
 async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
   for (const space of spaces) {
+    const index = spaceIndex("embedding", space.dimensions);
+    if (!index) continue;
     await tx.exec(
       `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON embeddings
-         USING hnsw (${spaceVectorSql("embedding", space.dimensions)} vector_cosine_ops)
+         USING hnsw (${index.expression} ${index.type}_cosine_ops)
          WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}`,
     );
   }

@@ -3,7 +3,7 @@ import type { InstalledCatalog } from "../catalog/index.js";
 import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
-import { spacePredicateSql, spaceVectorSql } from "../records/index.js";
+import { spaceIndex, spacePredicateSql } from "../records/index.js";
 import { candidateColumns, filterSql, orderSql, Params, TEXT_MATCHES, textTerms, tsQuerySql } from "./sql.js";
 import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
@@ -23,9 +23,12 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
   return new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
 }
 
-/** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
-function similaritySql(db: Db, params: Params, query: QueryVector): string {
-  if (db.hasVector) return `(1 - (e.embedding <=> ${params.add(JSON.stringify(query.vector))}::vector))`;
+/**
+ * Similarity of the stored embedding to the query: pgvector's cosine operator (on the query
+ * parameter `q` when the statement has it already), or an exact scan.
+ */
+function similaritySql(db: Db, params: Params, query: QueryVector, q?: string): string {
+  if (db.hasVector) return `(1 - (e.embedding <=> ${q ?? params.add(JSON.stringify(query.vector))}::vector))`;
   // Exact scan: the query vector arrives as a real[] constant and its norm is computed here, so
   // each row costs one pass over its own array (decoding the vector per row cost 3x more).
   const norm = Math.hypot(...query.vector);
@@ -133,16 +136,20 @@ export async function vectorCandidates(
   const columns = missingSignalsSql(input, params, missing);
   // An entity-scoped search reads few rows: an exact scan over them is faster than an HNSW walk
   // that must pass many other entities' neighbours (and may stop at hnsw.max_scan_tuples before
-  // finding them all), so only searches not scoped by entity use the index.
-  if (input.db.hasVector && !input.part.scope.entities) {
+  // finding them all), so only searches not scoped by entity use the index (a space too wide
+  // to index has none).
+  const { space, vector } = input.query;
+  const index =
+    input.db.hasVector && !input.part.scope.entities ? spaceIndex("e.embedding", vector.length) : undefined;
+  if (index) {
     // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and
     // the join repeats the index predicate (src/records/embedding-index.ts); filters are checked
     // on each neighbour as the iterative scan yields it.
-    const { space, vector } = input.query;
-    const distance = `${spaceVectorSql("e.embedding", vector.length)} <=> ${params.add(JSON.stringify(vector))}::vector`;
+    const q = params.add(JSON.stringify(vector));
+    const distance = `${index.expression} <=> ${q}::${index.type}`;
     return run(
       input.db,
-      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${distance}) AS similarity${columns}
+      `SELECT ${candidateColumns(input.lastAccessed)}, ${similaritySql(input.db, params, input.query, q)} AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
          AND ${spacePredicateSql("e", space, vector.length)}
        WHERE ${where}
