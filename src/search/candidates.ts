@@ -147,9 +147,13 @@ export async function vectorCandidates(
     // on each neighbour as the iterative scan yields it.
     const q = params.add(JSON.stringify(vector));
     const distance = `${index.expression} <=> ${q}::${index.type}`;
+    // At full precision the ordering distance gives the similarity; at half precision it is
+    // computed on the stored vector (a second distance per row, only for the wide spaces).
+    const similarity =
+      index.type === "vector" ? `(1 - (${distance}))` : similaritySql(input.db, params, input.query, q);
     return run(
       input.db,
-      `SELECT ${candidateColumns(input.lastAccessed)}, ${similaritySql(input.db, params, input.query, q)} AS similarity${columns}
+      `SELECT ${candidateColumns(input.lastAccessed)}, ${similarity} AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
          AND ${spacePredicateSql("e", space, vector.length)}
        WHERE ${where}
