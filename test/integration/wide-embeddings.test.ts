@@ -35,13 +35,13 @@ describe.each([3072, 4500])("an embedding model of %i dimensions", (dimensions) 
     await t.close();
   });
 
-  it("indexes a space pgvector can index as halfvec, and leaves a wider one to an exact scan", async () => {
+  it("indexes a space pgvector can index as halfvec, and leaves a wider one (or any, on the exact layout) to an exact scan", async () => {
     const { rows } = await t.db.query<{ indexdef: string }>(
       "SELECT indexdef FROM pg_indexes WHERE tablename = 'embeddings' AND indexdef LIKE $1",
       [`%fake-${dimensions}-v1%`],
     );
     expect(rows.map((row) => /halfvec\((\d+)\)/.exec(row.indexdef)?.[1])).toEqual(
-      dimensions <= 4000 ? [String(dimensions)] : [],
+      t.db.hasVector && dimensions <= 4000 ? [String(dimensions)] : [],
     );
   });
 
