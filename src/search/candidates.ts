@@ -23,12 +23,9 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
   return new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
 }
 
-/**
- * Similarity of the stored embedding to the query: pgvector's cosine operator (on the query
- * parameter `q` when the statement has it already), or an exact scan.
- */
-function similaritySql(db: Db, params: Params, query: QueryVector, q?: string): string {
-  if (db.hasVector) return `(1 - (e.embedding <=> ${q ?? params.add(JSON.stringify(query.vector))}::vector))`;
+/** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
+function similaritySql(db: Db, params: Params, query: QueryVector): string {
+  if (db.hasVector) return `(1 - (e.embedding <=> ${params.add(JSON.stringify(query.vector))}::vector))`;
   // Exact scan: the query vector arrives as a real[] constant and its norm is computed here, so
   // each row costs one pass over its own array (decoding the vector per row cost 3x more).
   const norm = Math.hypot(...query.vector);
@@ -147,13 +144,12 @@ export async function vectorCandidates(
     // on each neighbour as the iterative scan yields it.
     const q = params.add(JSON.stringify(vector));
     const distance = `${index.expression} <=> ${q}::${index.type}`;
-    // At full precision the ordering distance gives the similarity; at half precision it is
-    // computed on the stored vector (a second distance per row, only for the wide spaces).
-    const similarity =
-      index.type === "vector" ? `(1 - (${distance}))` : similaritySql(input.db, params, input.query, q);
+    // At full precision the ordering distance is the stored vector's; at half precision the
+    // similarity takes a second distance on the stored vector (wide spaces only).
+    const stored = index.type === "vector" ? distance : `e.embedding <=> ${q}::vector`;
     return run(
       input.db,
-      `SELECT ${candidateColumns(input.lastAccessed)}, ${similarity} AS similarity${columns}
+      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${stored}) AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
          AND ${spacePredicateSql("e", space, vector.length)}
        WHERE ${where}
