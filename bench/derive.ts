@@ -151,6 +151,5 @@ try {
     `  queue: ${ENTITIES} entities x 5 notes in ${seconds.toFixed(2)} s = ${(ENTITIES / seconds).toFixed(0)} derivation jobs/s`,
   );
 } finally {
-  await db.close();
-  await bench.drop();
+  await bench.close();
 }

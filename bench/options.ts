@@ -23,7 +23,7 @@ export interface Options {
   modes: ModeName[];
   /** The erasure figure (bench/erase.ts), chosen with the mode name `erase`. */
   erase: boolean;
-  /** Server: keep each size's scratch database (its name is printed) to study its plans. */
+  /** Keep each size's scratch database (server: its name; PGlite: a dump file) to study its plans. */
   keep: boolean;
 }
 
@@ -39,7 +39,8 @@ const HELP = `npm run bench -- [flags]
   --single 2000           rows written one per request (batch-of-1 figure)
   --noise 0.2             rows of each of 2 noise workspaces, share of the main one
   --words 5000            vocabulary size (Zipf-distributed)
-  --keep                  server: keep each size's scratch database and print its name
+  --keep                  keep each size's scratch database and print where: its name on
+                          the server, a data directory dump (loadDataDir) on PGlite
   --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
                           erase: one entity of 10k records and its derived closure erased,
                           search p50 before and after

@@ -2,6 +2,9 @@
 // server named by DATABASE_URL, dropped afterwards), migrated, the real Fastify app on a
 // recording Db listening on a local port, and workspaces with the example catalog published.
 import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { exampleCatalogRequest } from "../src/catalog/index.js";
 import { type Config, loadConfig } from "../src/config/index.js";
@@ -17,15 +20,22 @@ export interface BenchDb {
   label: "pglite" | "postgres";
   /** The scratch database's name on the server. */
   name?: string;
-  /** Drops the scratch database, unless kept. */
-  drop: (keep?: boolean) => Promise<void>;
+  /** Closes the database and drops it, unless kept; returns where a kept one is (name or dump file). */
+  close: (keep?: boolean) => Promise<string | undefined>;
 }
 
 export async function openBenchDb(): Promise<BenchDb> {
   const url = process.env.DATABASE_URL;
   if (!url) {
     const db = await openPglite({ dataDir: "memory://" });
-    return { db, label: "pglite", drop: async () => {} };
+    // Kept as a data directory dump, which openPglite's loadDataDir starts from.
+    const close = async (keep = false) => {
+      const file = join(tmpdir(), `engram_bench_${randomBytes(4).toString("hex")}.tar.gz`);
+      if (keep) await writeFile(file, Buffer.from(await (await db.pglite.dumpDataDir("gzip")).arrayBuffer()));
+      await db.close();
+      return keep ? file : undefined;
+    };
+    return { db, label: "pglite", close };
   }
   const name = `engram_bench_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
@@ -40,9 +50,11 @@ export async function openBenchDb(): Promise<BenchDb> {
     db,
     label: "postgres",
     name,
-    drop: async (keep = false) => {
+    close: async (keep = false) => {
+      await db.close();
       if (!keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
+      return keep ? name : undefined;
     },
   };
 }

@@ -163,7 +163,6 @@ try {
 } finally {
   await api.close();
   await system.close();
-  await bench.db.close();
-  await bench.drop(options.keep);
-  if (options.keep && bench.name) log(`kept database ${bench.name}`);
+  const kept = await bench.close(options.keep);
+  if (kept) log(`kept database ${kept}`);
 }
