@@ -5,7 +5,7 @@ import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { catalogDeps, periodicTasks, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/app.js";
-import { type Db, migrate, openDatabase, storageLayout } from "./platform/db/index.js";
+import { type Db, maintenanceWarnings, migrate, openDatabase, storageLayout } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
 import { alignEmbeddingLayout } from "./records/index.js";
 import { VERSION } from "./version.js";
@@ -47,6 +47,7 @@ export async function openMigratedDatabase(config: Config, log: Logger): Promise
     if (prepared.embeddings) {
       log.info({ column: prepared.embeddings, layout: storageLayout(db) }, "converted stored embeddings");
     }
+    for (const warning of await maintenanceWarnings(db)) log.warn(warning);
     return db;
   } catch (error) {
     await db.close();

@@ -4,6 +4,7 @@ export { loadMigrations, migrate } from "./migrate.js";
 export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";
 export { openPostgres } from "./postgres.js";
+export { maintenanceWarnings } from "./server-maintenance.js";
 export {
   type Db,
   type DbKind,

@@ -1,0 +1,51 @@
+// A server that will not vacuum Engram's tables is reported at startup (src/platform/db/
+// server-maintenance.ts); PGlite has no autovacuum and Engram maintains it itself.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maintenanceWarnings } from "../../src/platform/db/index.js";
+import { cliEnv, runCli } from "../support/cli.js";
+import { createTestDb, onServer, type TestDb } from "../support/db.js";
+
+describe("server maintenance warnings", () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(() => t.close());
+
+  it.skipIf(onServer)("none on PGlite", async () => {
+    expect(await maintenanceWarnings(t.db)).toEqual([]);
+  });
+
+  it.runIf(onServer)("say when the server's autovacuum is off", async () => {
+    const { rows } = await t.db.query<{ on: boolean }>(
+      "SELECT current_setting('autovacuum') = 'on' AND current_setting('track_counts') = 'on' AS on",
+    );
+    const warnings = await maintenanceWarnings(t.db);
+    if (rows[0]?.on) expect(warnings).toEqual([]);
+    else expect(warnings).toEqual([expect.stringMatching(/^autovacuum is off on this server \(autovacuum=/)]);
+  });
+
+  it.runIf(onServer)("name the tables whose autovacuum is disabled", async () => {
+    const before = await maintenanceWarnings(t.db);
+    await t.db.exec(
+      "ALTER TABLE records SET (autovacuum_enabled = off); ALTER TABLE heads SET (autovacuum_enabled = false)",
+    );
+    try {
+      expect(await maintenanceWarnings(t.db)).toEqual([
+        ...before,
+        expect.stringMatching(
+          /^autovacuum is disabled on table heads, records: vacuum and analyze will not run/,
+        ),
+      ]);
+      // Said once at startup, on stderr, by every command that opens the database.
+      const migrate = await runCli(["migrate"], cliEnv({ DATABASE_URL: t.url as string }));
+      expect(migrate.code, migrate.stderr).toBe(0);
+      expect(migrate.stderr).toContain("autovacuum is disabled on table heads, records");
+    } finally {
+      await t.db.exec(
+        "ALTER TABLE records RESET (autovacuum_enabled); ALTER TABLE heads RESET (autovacuum_enabled)",
+      );
+    }
+    expect(await maintenanceWarnings(t.db)).toEqual(before);
+  });
+});
