@@ -129,6 +129,7 @@ const PER_OCCURRENCE = 0.1;
 const RARE_POOL_SHARE = 10;
 
 export interface Words {
+  /** Rarest first (by the planner's estimate; unestimated last). */
   common: string[];
   rare: string[];
 }
@@ -136,10 +137,37 @@ export interface Words {
 /** The lexemes read by tiers (common) and those whose every record is read (rare), for a pool of `limit`. */
 export function wordsByRarity(lexemes: QueryLexeme[], limit: number): Words {
   const isRare = (l: QueryLexeme) => l.matches !== undefined && l.matches <= RARE_POOL_SHARE * limit;
+  const estimate = (l: QueryLexeme) => l.matches ?? Number.POSITIVE_INFINITY;
   return {
-    common: lexemes.filter((l) => !isRare(l)).map((l) => l.lexeme),
+    common: lexemes
+      .filter((l) => !isRare(l))
+      .sort((a, b) => estimate(a) - estimate(b))
+      .map((l) => l.lexeme),
     rare: lexemes.filter(isRare).map((l) => l.lexeme),
   };
+}
+
+/** What a record outside the tiers read ranks at most: each word below its lowest tier read. */
+const unreadBound = (tiers: number[]) =>
+  PER_OCCURRENCE * tiers.reduce((sum, tier) => sum + tier - 1, 0) + 1e-4;
+
+/**
+ * The lowest tier to read of each common word (rarest first) so that a record outside them ranks
+ * below `rank`, starting from `walked` for every word, or undefined when even reading every
+ * tier (down to 2) leaves a record that may rank as high. Tiers are lowered from the rarest word
+ * on, whose tiers hold the fewest records: a query of one very common word and two less common
+ * ones reads the less common ones' low tiers instead of the very common one's.
+ */
+export function tiersToRead(rank: number, walked: number, words: number): number[] | undefined {
+  const tiers = Array.from({ length: words }, () => walked);
+  for (let w = 0; w < words && rank <= unreadBound(tiers); w++) {
+    // The highest tier of this word that is enough with the others as they are, or the lowest.
+    const enough = TIERS.find(
+      (tier) => tier <= walked && rank > unreadBound(tiers.map((t, i) => (i === w ? tier : t))),
+    );
+    tiers[w] = enough ?? (TIERS.at(-1) as number);
+  }
+  return rank > unreadBound(tiers) ? tiers : undefined;
 }
 
 /**
@@ -150,26 +178,28 @@ export function wordsByRarity(lexemes: QueryLexeme[], limit: number): Words {
  * run out (a tier no record reaches is one index probe), and the records of the tiers walked are
  * ranked with the rare lexemes' records. A record left out holds no rare lexeme and each of the n
  * common ones fewer than T times (T the last tier walked), so it ranks at most n (T - 1)
- * occurrences; when the `exact`-th candidate does not rank above that, the tiers are read down to
- * the one that makes it so (and every match is scored when none does). The best `exact`
+ * occurrences; when the `exact`-th candidate does not rank above that, each word's tiers are read
+ * down to a tier T_w of its own, such that the sum of the (T_w - 1) does (tiersToRead; and every
+ * match is scored when not even T_w = 2 for every word does). The best `exact`
  * candidates are then exactly the exhaustive ones; the rest of the pool is the best of the
  * records read, topped up with other matches when those are fewer than `limit` (all of them
  * rank below the `exact`-th). Estimates only decide what is read, never what is exact.
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
   const { words } = query;
-  const n = words.common.length;
-  const bound = (tier: number) => PER_OCCURRENCE * n * (tier - 1) + 1e-4;
   const walked = await rankTiers(query, words, undefined);
   let rows = walked.rows;
   const last = rows[Math.min(query.exact, query.limit) - 1];
   // Fewer records read than the exact top holds: the unread may belong in it.
   if (last === undefined) return undefined;
-  if (Number(last.text_match) <= bound(TIERS[walked.round - 1] as number)) {
-    // No lower tier bounds the unread records below it (none, when the walk read every tier).
-    const round = TIERS.findIndex((tier) => Number(last.text_match) > bound(tier)) + 1;
-    if (round === 0) return undefined;
-    rows = (await rankTiers(query, words, round)).rows;
+  const tier = TIERS[walked.round - 1] as number;
+  const rank = Number(last.text_match);
+  if (rank <= unreadBound(words.common.map(() => tier))) {
+    // Lower tiers read until they bound the unread records below it (none may, when even the
+    // records holding each word twice leave the others unbounded).
+    const tiers = tiersToRead(rank, tier, words.common.length);
+    if (!tiers) return undefined;
+    rows = (await rankTiers(query, words, tiers)).rows;
   }
   return rows.length < query.limit ? topUp(query, rows) : rows;
 }
@@ -196,21 +226,28 @@ async function topUp(query: TieredQuery, rows: Candidate[]): Promise<Candidate[]
 }
 
 /**
- * One statement: the best `limit` visible records of the common words' tiers down to round
- * `through` (or, when undefined, down to the round where the counted matches first reach the
- * limit, or the last) and of the rare words, ranked by ts_rank_cd, with the last round walked. Each tiered record is read, checked and ranked once, as its
- * round is walked; only the best `limit` are read again for their columns.
+ * One statement: the best `limit` visible records of the common words' tiers down to `through`
+ * (each word's lowest tier, read as one round; or, when undefined, walked a tier at a time for
+ * every word down to the round where the counted matches first reach the limit, or the last) and
+ * of the rare words, ranked by ts_rank_cd, with the last round walked. Each tiered record is
+ * read, checked and ranked once, as its round is walked; only the best `limit` are read again for
+ * their columns.
  */
 async function rankTiers(
   query: TieredQuery,
   words: Words,
-  through: number | undefined,
+  through: number[] | undefined,
 ): Promise<{ rows: Candidate[]; round: number }> {
   const { params, where, tsq, columns } = query.base();
-  const tokens = TIERS.flatMap((tier) =>
-    words.common.map((lexeme) => `${query.workspaceId}:${tier}:${lexeme}`),
+  const read = TIERS.flatMap((tier, i) =>
+    words.common.flatMap((lexeme, w) =>
+      through && tier < (through[w] as number)
+        ? []
+        : [{ token: `${query.workspaceId}:${tier}:${lexeme}`, round: through ? 1 : i + 1 }],
+    ),
   );
-  const rounds = TIERS.flatMap((_, i) => words.common.map(() => i + 1));
+  const tokens = read.map((r) => r.token);
+  const rounds = read.map((r) => r.round);
   const tokenList = params.add(tokens);
   const roundList = params.add(rounds);
   const limit = params.add(query.limit);
@@ -236,8 +273,7 @@ async function rankTiers(
        FROM walk w, LATERAL ${ranked("w.round + 1", "w.round + 1")} s
        WHERE w.found < ${limit} AND w.round < ${TIERS.length}
      )`
-      : `walk AS (SELECT ${params.add(through)}::int AS round, s.n AS found, s.ids, s.seqs, s.ranks
-       FROM ${ranked("1", params.add(through))} s)`;
+      : `walk AS (SELECT 1 AS round, s.n AS found, s.ids, s.seqs, s.ranks FROM ${ranked("1", "1")} s)`;
   // Every record holding a rare word is read and ranked too.
   const rare =
     words.rare.length > 0

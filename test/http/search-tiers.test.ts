@@ -271,6 +271,49 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(new Set(tiered).size).toBe(2);
     });
 
+    it("reads the less common word's low tiers rather than the very common word's", async () => {
+      // Three records repeat zebra 6 times: the walk stops at tier 6, where an unread record may
+      // still hold each word 5 times (rank 1.0 against the third's 0.6). Reading both words down
+      // to tier 3 would read the 30 records repeating zebra 3 or 4 times; quokka, the less common
+      // word, is read down to tier 2 instead, and zebra only to tier 5 (1 + 4 occurrences < 6).
+      const ws = await t.workspace("tiers-per-word");
+      await t.publishExample(ws.headers);
+      const texts = [
+        ...Array.from({ length: 3 }, (_, i) => `${"zebra ".repeat(6)}six${i}`),
+        `${"quokka ".repeat(4)}${"zebra ".repeat(3)}best`,
+        ...Array.from({ length: 30 }, (_, i) => `${"zebra ".repeat(3 + (i % 2))}some${i}`),
+        ...Array.from({ length: 60 }, (_, i) => `zebra quokka once${i}`),
+      ];
+      const ids = await t.writeRecords(
+        ws.headers,
+        texts.map((text) => ({ collection: "customer_events", entity: "customer-0", type: "ticket", text })),
+      );
+      await t.writeRecords(
+        ws.headers,
+        Array.from({ length: 60 }, (_, i) => ({
+          collection: "customer_events",
+          entity: "customer-1",
+          type: "ticket",
+          text: `zebra alone${i}`,
+        })),
+      );
+      await enrichAll(t.db, ws.id);
+      await t.db.exec("ANALYZE records");
+      const body = { mode: "text", q: "zebra quokka", k: 3, params: { candidates: 3 } };
+      const seen: string[] = [];
+      const values: unknown[] = [];
+      const tiered = await propose(body, false, recording(seen, values), ws.id);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(tiered[0]).toBe(ids[3]);
+      const tiers = seen.filter((sql) => sql.includes("engram_text_tiers"));
+      expect(tiers).toHaveLength(2);
+      const tokens = values.filter((v): v is string[] => Array.isArray(v) && String(v[0]).includes(":"));
+      const read = (tokens.at(-1) ?? []).map((token) => token.split(":").slice(1).join(":"));
+      expect(read).toContain("2:quokka");
+      expect(read).toContain("5:zebra");
+      expect(read).not.toContain("4:zebra");
+    });
+
     it("tops the pool up with other matches when the tiers hold the best k but fewer than the pool", async () => {
       // 12 records repeat alpha 2..5 times (tiered), 200 hold it once: a pool of 20 needs 8 of
       // those, and any 8 rank below the best 5, so no statement scores every match.
