@@ -47,12 +47,16 @@ export async function openMigratedDatabase(config: Config, log: Logger): Promise
     if (prepared.embeddings) {
       log.info({ column: prepared.embeddings, layout: storageLayout(db) }, "converted stored embeddings");
     }
-    for (const warning of await maintenanceWarnings(db)) log.warn(warning);
     return db;
   } catch (error) {
     await db.close();
     throw error;
   }
+}
+
+/** Said once when a long-running process (serve, worker) starts on a server that will not vacuum. */
+export async function warnIfUnmaintained(db: Db, log: Logger): Promise<void> {
+  for (const warning of await maintenanceWarnings(db)) log.warn(warning);
 }
 
 export type DemoMode = "auto" | "on" | "off";
@@ -117,6 +121,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
   const { config, log } = options;
   const db = await openMigratedDatabase(config, log);
   try {
+    await warnIfUnmaintained(db, log);
     const demoKey = await bootstrapDemo(db, config, options.demo);
     if (demoKey) {
       process.stderr.write(

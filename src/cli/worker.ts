@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { openMigratedDatabase, startWorker } from "../main.js";
+import { openMigratedDatabase, startWorker, warnIfUnmaintained } from "../main.js";
 import { commandContext, shutdownSignal } from "./run.js";
 
 export function workerCommand(): Command {
@@ -9,6 +9,7 @@ export function workerCommand(): Command {
       const { config, log } = commandContext();
       const db = await openMigratedDatabase(config, log);
       try {
+        await warnIfUnmaintained(db, log);
         const worker = await startWorker(db, config, log);
         log.info({ owner: worker.owner, storage: db.kind }, "engram worker started");
         await shutdownSignal(log);

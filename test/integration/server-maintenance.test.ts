@@ -2,7 +2,7 @@
 // server-maintenance.ts); PGlite has no autovacuum and Engram maintains it itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maintenanceWarnings } from "../../src/platform/db/index.js";
-import { cliEnv, runCli } from "../support/cli.js";
+import { cliEnv, listening, startCli } from "../support/cli.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
 
 describe("server maintenance warnings", () => {
@@ -37,10 +37,17 @@ describe("server maintenance warnings", () => {
           /^autovacuum is disabled on table heads, records: vacuum and analyze will not run/,
         ),
       ]);
-      // Said once at startup, on stderr, by every command that opens the database.
-      const migrate = await runCli(["migrate"], cliEnv({ DATABASE_URL: t.url as string }));
-      expect(migrate.code, migrate.stderr).toBe(0);
-      expect(migrate.stderr).toContain("autovacuum is disabled on table heads, records");
+      // Said once when the server process starts, on stderr.
+      const serve = startCli(
+        ["serve", "--port", "0"],
+        cliEnv({ DATABASE_URL: t.url as string, LOG_LEVEL: "info" }),
+      );
+      try {
+        const { stderr } = await listening(serve);
+        expect(stderr).toContain("autovacuum is disabled on table heads, records");
+      } finally {
+        serve.kill("SIGTERM");
+      }
     } finally {
       await t.db.exec(
         "ALTER TABLE records RESET (autovacuum_enabled); ALTER TABLE heads RESET (autovacuum_enabled)",
