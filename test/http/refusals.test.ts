@@ -110,8 +110,9 @@ describe("refusals before the routes, and long text queries", () => {
       await probe;
     }
     // PGlite runs each statement on this process's event loop, so a probe can wait for the one
-    // statement executing (tens of ms here, doubled when the suite shares two cores), never for
-    // the queue behind it (see answeredWithin); the server answers within 100 ms throughout.
-    expect(slowestHealthMs).toBeLessThan(t.db.kind === "pglite" ? 250 : 100);
+    // statement executing (tens of ms alone, up to ~300 ms when two test files share two cores),
+    // never for the queue behind it (see answeredWithin), which without the term cap is seconds;
+    // the server answers within 100 ms throughout, twice that under the same contention.
+    expect(slowestHealthMs).toBeLessThan(t.db.kind === "pglite" ? 600 : 200);
   });
 });
