@@ -9,6 +9,8 @@
 // lexemes) and tiers too thin to hold the exact top fall back to scoring every match.
 import type { Db } from "../platform/db/index.js";
 import { type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
+import { completeByLevels } from "./text-levels.js";
+import { anyLexemeQuery, byRank, PER_OCCURRENCE, RANK_SLACK } from "./text-rank.js";
 import type { Candidate } from "./types.js";
 
 /** Counts from `from` down to `to`, every `step`. */
@@ -20,6 +22,7 @@ const down = (from: number, to: number, step: number) =>
  * counts: each a round of its own.
  */
 const TIERS = [...down(224, 128, 32), ...down(112, 64, 16), ...down(56, 40, 8), ...down(32, 2, 1)];
+const LOWEST_TIER = 2;
 
 /** A wanted lexeme and the planner's estimate of how many records hold it (undefined: no statistics). */
 export interface QueryLexeme {
@@ -95,11 +98,6 @@ export async function termLexemes(
   }));
 }
 
-/** A tsquery literal matching any of the lexemes as they are (no normalization again). */
-function anyLexemeQuery(lexemes: string[]): string {
-  return lexemes.map((lexeme) => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ");
-}
-
 export interface TieredQuery {
   db: Db;
   /** The candidate columns over records r (candidateColumns). */
@@ -118,9 +116,6 @@ export interface TieredQuery {
   /** How many of the best candidates must be exactly the exhaustive ones (the search's k). */
   exact: number;
 }
-
-/** What one occurrence of a word adds to ts_rank_cd at most (weight D; no other weight is set). */
-const PER_OCCURRENCE = 0.1;
 
 /**
  * A lexeme estimated to be in at most this many times the pool's records is rare: every record
@@ -149,7 +144,7 @@ export function wordsByRarity(lexemes: QueryLexeme[], limit: number): Words {
 
 /** What a record outside the tiers read ranks at most: each word below its lowest tier read. */
 const unreadBound = (tiers: number[]) =>
-  PER_OCCURRENCE * tiers.reduce((sum, tier) => sum + tier - 1, 0) + 1e-4;
+  PER_OCCURRENCE * tiers.reduce((sum, tier) => sum + tier - 1, 0) + RANK_SLACK;
 
 /**
  * The lowest tier to read of each common word (rarest first) so that a record outside them ranks
@@ -165,48 +160,50 @@ export function tiersToRead(rank: number, walked: number, words: number): number
     const enough = TIERS.find(
       (tier) => tier <= walked && rank > unreadBound(tiers.map((t, i) => (i === w ? tier : t))),
     );
-    tiers[w] = enough ?? (TIERS.at(-1) as number);
+    tiers[w] = enough ?? LOWEST_TIER;
   }
   return rank > unreadBound(tiers) ? tiers : undefined;
 }
 
 /**
- * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers cannot
- * tell the best `exact` apart (the caller then scores every match). Rare lexemes (by the
- * planner's statistics) have every record holding them read; the common ones are read by tiers:
- * a recursive count walks the tiers down until `limit` visible matches are reached or the tiers
- * run out (a tier no record reaches is one index probe), and the records of the tiers walked are
- * ranked with the rare lexemes' records. A record left out holds no rare lexeme and each of the n
- * common ones fewer than T times (T the last tier walked), so it ranks at most n (T - 1)
- * occurrences; when the `exact`-th candidate does not rank above that, each word's tiers are read
- * down to a tier T_w of its own, such that the sum of the (T_w - 1) does (tiersToRead; and every
- * match is scored when not even T_w = 2 for every word does). The best `exact`
- * candidates are then exactly the exhaustive ones; the rest of the pool is the best of the
- * records read, topped up with other matches when those are fewer than `limit` (all of them
- * rank below the `exact`-th). Estimates only decide what is read, never what is exact.
+ * The top `limit` candidates by ts_rank_cd, from the tiers, or undefined when the tiers and
+ * levels cannot tell the best `exact` apart cheaply (the caller then scores every match). Rare
+ * lexemes (by the planner's statistics) have every record holding them read; the common ones are
+ * read by tiers: a recursive count walks the tiers down until `limit` visible matches are reached
+ * or the tiers run out (a tier no record reaches is one index probe), and the records of the
+ * tiers walked are ranked with the rare lexemes' records. A record left out holds no rare lexeme
+ * and each of the n common ones fewer than T times (T the last tier walked), so it ranks at most
+ * n (T - 1) occurrences; when the `exact`-th candidate does not rank above that, each word's
+ * tiers are read down to a tier T_w of its own, such that the sum of the (T_w - 1) does
+ * (tiersToRead). When not even T_w = 2 for every word does, or fewer than `exact` records were
+ * read, every word is read down to 2 and the records holding each word once at most are read
+ * by levels (completeByLevels). The best `exact` candidates are then exactly the exhaustive
+ * ones; the rest of the pool is the best of the records read, topped up with other matches when
+ * those are fewer than `limit` (all of them rank below the `exact`-th). Estimates only decide
+ * what is read, never what is exact.
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
   const { words } = query;
   const walked = await rankTiers(query, words, undefined);
   let rows = walked.rows;
   const last = rows[Math.min(query.exact, query.limit) - 1];
-  // Fewer records read than the exact top holds: the unread may belong in it.
-  if (last === undefined) return undefined;
   const tier = TIERS[walked.round - 1] as number;
-  const rank = Number(last.text_match);
+  const rank = last === undefined ? 0 : Number(last.text_match);
   if (rank <= unreadBound(words.common.map(() => tier))) {
-    // Lower tiers read until they bound the unread records below it (none may, when even the
-    // records holding each word twice leave the others unbounded).
-    const tiers = tiersToRead(rank, tier, words.common.length);
-    if (!tiers) return undefined;
-    rows = (await rankTiers(query, words, tiers)).rows;
+    // Lower tiers read until they bound the unread records below it.
+    const tiers = last && tiersToRead(rank, tier, words.common.length);
+    if (tiers) rows = (await rankTiers(query, words, tiers)).rows;
+    else {
+      // None do (or too few records were read): every tier, then the levels below them.
+      const everyTier = words.common.map(() => LOWEST_TIER);
+      if (tier > LOWEST_TIER) rows = (await rankTiers(query, words, everyTier)).rows;
+      const levels = await completeByLevels(query, rows);
+      if (!levels) return undefined;
+      rows = levels;
+    }
   }
   return rows.length < query.limit ? topUp(query, rows) : rows;
 }
-
-/** Best first: ts_rank_cd, then newest (the exhaustive statement's order). */
-const byRank = (a: Candidate, b: Candidate) =>
-  Number(b.text_match) - Number(a.text_match) || Number(b.seq) - Number(a.seq);
 
 /**
  * The pool filled up to `limit` with visible matches not read yet, any of them: each ranks below

@@ -347,6 +347,142 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(tiered.slice(12).every((id) => ids.slice(0, 200).includes(id))).toBe(true);
     });
 
+    /** A workspace of ticket records with these texts (and channels, when given), enriched and analyzed. */
+    const workspaceOf = async (name: string, texts: string[], channels: string[] = []) => {
+      const ws = await t.workspace(name);
+      await t.publishExample(ws.headers);
+      const ids = await t.writeRecords(
+        ws.headers,
+        texts.map((text, i) => ({
+          collection: "customer_events",
+          entity: `customer-${i % 3}`,
+          type: "ticket",
+          text,
+          content: channels[i] ? { channel: channels[i] } : {},
+        })),
+      );
+      await enrichAll(t.db, ws.id);
+      await t.db.exec("ANALYZE records");
+      return { id: ws.id, ids };
+    };
+    /** A statement ordering every match by its rank: neither a tier read nor a level. */
+    const scoresEvery = (sql: string) =>
+      sql.includes("ORDER BY text_match") &&
+      !sql.includes("engram_text_tiers") &&
+      !sql.includes("r.id <> ALL");
+    /** Expected top k by (occurrences, newest) where count gives a text's occurrences. */
+    const byOccurrences = (texts: string[], ids: string[], count: (text: string) => number, k: number) =>
+      texts
+        .map((text, seq) => ({ id: ids[seq] as string, seq, n: count(text) }))
+        .filter((x) => x.n > 0)
+        .sort((a, b) => b.n - a.n || b.seq - a.seq)
+        .slice(0, k)
+        .map((x) => x.id);
+    const occurrences = (words: string[]) => (text: string) =>
+      text.split(" ").filter((word) => words.includes(word)).length;
+
+    it("below the tiers, reads the records holding the most words first, never every match", async () => {
+      // Two records repeat kiwi (the only tier), four hold all three words once (0.3), twelve
+      // hold two of them (0.2) and 300 one (0.1): the best 8 are the four, then the newest of
+      // those ranking 0.2, read as the records holding three words, then two. Each word is in
+      // over 100 records, common for a pool of 8 (a word in fewer is read whole).
+      const texts = [
+        ...Array.from({ length: 100 }, (_, i) => `kiwi one${i}`),
+        "kiwi kiwi twice0",
+        ...Array.from({ length: 6 }, (_, i) => `kiwi mango pair${i}`),
+        "papaya mango kiwi all0",
+        ...Array.from({ length: 100 }, (_, i) => `mango one${i}`),
+        "kiwi papaya mango all1",
+        ...Array.from({ length: 6 }, (_, i) => `mango papaya pair${i}`),
+        "kiwi kiwi twice1",
+        "mango kiwi papaya all2",
+        ...Array.from({ length: 100 }, (_, i) => `papaya one${i}`),
+        "papaya kiwi mango all3",
+      ];
+      const ws = await workspaceOf("tiers-levels", texts);
+      const body = { mode: "text", q: "kiwi mango papaya", k: 8, params: { candidates: 8 } };
+      const seen: string[] = [];
+      const values: unknown[] = [];
+      const tiered = await propose(body, false, recording(seen, values), ws.id);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(tiered).toEqual(byOccurrences(texts, ws.ids, occurrences(["kiwi", "mango", "papaya"]), 8));
+      expect(seen.some(scoresEvery)).toBe(false);
+      // The levels' conjunctions, the words in the order of their rarity: all three, then two.
+      const literals = values.filter((v): v is string => typeof v === "string" && v.startsWith("("));
+      expect(literals.some((v) => /^\('\w+' & '\w+' & '\w+'\)$/.test(v))).toBe(true);
+      expect(literals.some((v) => /^\('\w+' & '\w+'\)( \| \('\w+' & '\w+'\)){2}$/.test(v))).toBe(true);
+    });
+
+    it("at the lowest level, takes the newest records holding a word once", async () => {
+      // Three records repeat quince; 120 hold it once, and the best 6 need three of those: all
+      // rank the same, so the newest three, found without scoring the others.
+      const texts = [
+        ...Array.from({ length: 60 }, (_, i) => `quince once${i}`),
+        "quince quince quince thrice0",
+        "quince quince twice0",
+        ...Array.from({ length: 60 }, (_, i) => `quince later${i}`),
+        "quince quince twice1",
+        ...Array.from({ length: 40 }, (_, i) => `unrelated${i}`),
+      ];
+      const ws = await workspaceOf("tiers-lowest-level", texts);
+      const body = { mode: "text", q: "quince", k: 6, params: { candidates: 6 } };
+      const seen: string[] = [];
+      const tiered = await propose(body, false, recording(seen), ws.id);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(tiered).toEqual(byOccurrences(texts, ws.ids, occurrences(["quince"]), 6));
+      expect(seen.some(scoresEvery)).toBe(false);
+      expect(seen.some((sql) => sql.includes("ORDER BY r.seq DESC LIMIT"))).toBe(true);
+    });
+
+    it.each([
+      ["excluded terms", "lime lemon -melon", {}],
+      ["where filters", "lime lemon melon", { where: { channel: { eq: "chat" } } }],
+    ])("the levels keep %s", async (name, q, extra) => {
+      const shapes = ["lime", "lemon", "melon", "lime lemon", "lemon melon", "lime lemon melon"];
+      const texts = Array.from({ length: 300 }, (_, i) => `${shapes[i % 6]} filler${i}`);
+      const channels = texts.map((_, i) => CHANNELS[Math.floor(i / 6) % 4] as string);
+      const ws = await workspaceOf(`tiers-levels-${name.replace(" ", "-")}`, texts, channels);
+      const body = {
+        mode: "text",
+        q,
+        k: 7,
+        params: { candidates: 7 },
+        scope: { collections: ["customer_events"] },
+        ...extra,
+      };
+      const seen: string[] = [];
+      const tiered = await propose(body, false, recording(seen), ws.id);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(tiered).toHaveLength(7);
+      expect(seen.some(scoresEvery)).toBe(false);
+      const kept = texts.map((text, i) =>
+        (q.includes("-melon") && text.includes("melon")) || ("where" in extra && channels[i] !== "chat")
+          ? ""
+          : text,
+      );
+      expect(tiered).toEqual(byOccurrences(kept, ws.ids, occurrences(["lime", "lemon", "melon"]), 7));
+    });
+
+    it("reads every word down to its lowest tier before the levels when the walk stopped above it", async () => {
+      // Three records repeat plum 3 times: the walk stops at tier 3 with the third at 0.3. Below
+      // it a record may hold each of the three words twice; even at tier 2 one holding each once
+      // ties the third, and the four newest such records outrank it by being newer.
+      const texts = [
+        ...Array.from({ length: 60 }, (_, i) => `plum single${i}`),
+        ...Array.from({ length: 3 }, (_, i) => `plum plum plum thrice${i}`),
+        ...Array.from({ length: 40 }, (_, i) => `pear pear twice${i}`),
+        ...Array.from({ length: 4 }, (_, i) => `plum pear fig all${i}`),
+        ...Array.from({ length: 60 }, (_, i) => `fig once${i}`),
+      ];
+      const ws = await workspaceOf("tiers-walk-above", texts);
+      const body = { mode: "text", q: "plum pear fig", k: 3, params: { candidates: 3 } };
+      const seen: string[] = [];
+      const tiered = await propose(body, false, recording(seen), ws.id);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(tiered).toEqual(byOccurrences(texts, ws.ids, occurrences(["plum", "pear", "fig"]), 3));
+      expect(seen.some(scoresEvery)).toBe(false);
+    });
+
     it("a query of rare words only scores every match", async () => {
       await t.db.exec("ANALYZE records");
       const body = { mode: "text", q: "ticket3 ticket17", k: 5, params: { candidates: 5 } };
