@@ -11,6 +11,7 @@ import type { Db } from "../platform/db/index.js";
 import { type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
 import { completeByLevels } from "./text-levels.js";
 import { anyLexemeQuery, byRank, PER_OCCURRENCE, RANK_SLACK } from "./text-rank.js";
+import { estimate, lexemeStats, tierStats } from "./text-stats.js";
 import type { Candidate } from "./types.js";
 
 /** Counts from `from` down to `to`, every `step`. */
@@ -28,46 +29,6 @@ const LOWEST_TIER = 2;
 export interface QueryLexeme {
   lexeme: string;
   matches: number | undefined;
-}
-
-/** ANALYZE's element statistics of records.search_text: lexeme frequencies over all workspaces. */
-interface LexemeStats {
-  rows: number;
-  frequency: Map<string, number>;
-  /** An unlisted lexeme is rarer than the least listed one. */
-  least: number;
-}
-
-const LEXEME_STATS = `
-  SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
-    greatest(c.reltuples, 0)::float8 AS rows
-  FROM pg_stats s JOIN pg_class c ON c.oid = 'records'::regclass
-  WHERE s.schemaname = current_schema() AND s.tablename = 'records' AND s.attname = 'search_text'
-    AND s.most_common_elems IS NOT NULL`;
-
-/** Statistics change only when ANALYZE runs: read them at most once a minute per database. */
-const STATS_TTL_MS = 60_000;
-const statsCache = new WeakMap<Db, { at: number; stats: Promise<LexemeStats | undefined> }>();
-
-async function loadLexemeStats(db: Db): Promise<LexemeStats | undefined> {
-  const { rows } = await db.query<{ elems: string[]; freqs: number[]; rows: number }>(LEXEME_STATS);
-  const row = rows[0];
-  if (!row || row.elems.length === 0) return undefined;
-  // The frequencies are followed by their minimum, maximum and null share: take one per lexeme.
-  const freqs = row.freqs.slice(0, row.elems.length).map(Number);
-  return {
-    rows: Number(row.rows),
-    frequency: new Map(row.elems.map((elem, i) => [elem, freqs[i] as number])),
-    least: Math.min(...freqs),
-  };
-}
-
-function lexemeStats(db: Db): Promise<LexemeStats | undefined> {
-  const cached = statsCache.get(db);
-  if (cached && performance.now() - cached.at < STATS_TTL_MS) return cached.stats;
-  const stats = loadLexemeStats(db).catch(() => undefined);
-  statsCache.set(db, { at: performance.now(), stats });
-  return stats;
 }
 
 /**
@@ -94,7 +55,7 @@ export async function termLexemes(
   const lexemes = [...new Set(rows.flatMap((row) => row.lexemes))];
   return lexemes.map((lexeme) => ({
     lexeme,
-    matches: stats && stats.rows * (stats.frequency.get(lexeme) ?? stats.least),
+    matches: stats && estimate(stats, lexeme),
   }));
 }
 
@@ -146,23 +107,48 @@ export function wordsByRarity(lexemes: QueryLexeme[], limit: number): Words {
 const unreadBound = (tiers: number[]) =>
   PER_OCCURRENCE * tiers.reduce((sum, tier) => sum + tier - 1, 0) + RANK_SLACK;
 
+/** Estimated records holding common word `word` (rarest first) in tier `tier`. */
+export type TierSize = (word: number, tier: number) => number;
+
+/** Without statistics, a word's tiers are taken to be as large as the word is common. */
+const byRarity: TierSize = (word) => word;
+
 /**
- * The lowest tier to read of each common word (rarest first) so that a record outside them ranks
- * below `rank`, starting from `walked` for every word, or undefined when even reading every
- * tier (down to 2) leaves a record that may rank as high. Tiers are lowered from the rarest word
- * on, whose tiers hold the fewest records: a query of one very common word and two less common
- * ones reads the less common ones' low tiers instead of the very common one's.
+ * The lowest tier to read of each common word so that a record outside them ranks below `rank`,
+ * starting from `walked` for every word, or undefined when even reading every tier (down to 2)
+ * leaves a record that may rank as high. Tiers are lowered one at a time, each time the word's
+ * whose next tier holds the fewest records per occurrence it takes off the bound (`size`): a
+ * query of one very common word and two less common ones reads the less common ones' low tiers
+ * instead of the very common one's, and two words of similar frequency each a few tiers down
+ * rather than one of them all the way.
  */
-export function tiersToRead(rank: number, walked: number, words: number): number[] | undefined {
+export function tiersToRead(
+  rank: number,
+  walked: number,
+  words: number,
+  size: TierSize = byRarity,
+): number[] | undefined {
+  if (rank <= unreadBound(Array.from({ length: words }, () => LOWEST_TIER))) return undefined;
   const tiers = Array.from({ length: words }, () => walked);
-  for (let w = 0; w < words && rank <= unreadBound(tiers); w++) {
-    // The highest tier of this word that is enough with the others as they are, or the lowest.
-    const enough = TIERS.find(
-      (tier) => tier <= walked && rank > unreadBound(tiers.map((t, i) => (i === w ? tier : t))),
-    );
-    tiers[w] = enough ?? LOWEST_TIER;
+  while (rank <= unreadBound(tiers)) {
+    let cheapest: { word: number; tier: number; cost: number } | undefined;
+    tiers.forEach((current, word) => {
+      const next = TIERS[TIERS.indexOf(current) + 1];
+      if (next === undefined) return;
+      const cost = size(word, next) / (current - next);
+      if (!cheapest || cost < cheapest.cost) cheapest = { word, tier: next, cost };
+    });
+    if (!cheapest) return undefined;
+    tiers[cheapest.word] = cheapest.tier;
   }
-  return rank > unreadBound(tiers) ? tiers : undefined;
+  return tiers;
+}
+
+/** The tier sizes the tier index's statistics estimate for this workspace, when it has them. */
+async function tierSizes(query: TieredQuery): Promise<TierSize | undefined> {
+  const stats = await tierStats(query.db);
+  if (!stats) return undefined;
+  return (word, tier) => estimate(stats, `${query.workspaceId}:${tier}:${query.words.common[word]}`);
 }
 
 /**
@@ -191,7 +177,7 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
   const rank = last === undefined ? 0 : Number(last.text_match);
   if (rank <= unreadBound(words.common.map(() => tier))) {
     // Lower tiers read until they bound the unread records below it.
-    const tiers = last && tiersToRead(rank, tier, words.common.length);
+    const tiers = last && tiersToRead(rank, tier, words.common.length, await tierSizes(query));
     if (tiers) rows = (await rankTiers(query, words, tiers)).rows;
     else {
       // None do (or too few records were read): every tier, then the levels below them.

@@ -22,6 +22,19 @@ describe("text tiers: the tiers to read per word", () => {
     expect(tiersToRead(0.21, 6, 2)).toEqual([2, 2]);
   });
 
+  it("by the tier sizes, lowers the word whose next tiers hold the fewest records per occurrence", () => {
+    // Walked to tier 6 with the k-th at 0.75: the unread may hold at most 7 occurrences between
+    // two words. Word 0's tier 3 holds 1,000 records, word 1's tiers 20 each: rather than word 0
+    // down to 3 (2 + 5), word 0 down to 4 and word 1 to 5 (3 + 4).
+    const sizes: Record<number, Record<number, number>> = {
+      0: { 5: 10, 4: 10, 3: 1_000, 2: 5_000 },
+      1: { 5: 20, 4: 20, 3: 20, 2: 20 },
+    };
+    const size = (word: number, tier: number) => sizes[word]?.[tier] ?? 0;
+    expect(tiersToRead(0.75, 6, 2)).toEqual([3, 6]);
+    expect(tiersToRead(0.75, 6, 2, size)).toEqual([4, 5]);
+  });
+
   it("orders the common words rarest first by the planner's estimate", () => {
     const words = wordsByRarity(
       [
