@@ -20,5 +20,8 @@ describe("text rank: tsquery literals of lexemes", () => {
     // C(12, 10) = 66, C(12, 11) = 12.
     expect(atLeastQuery(words, 10, 64)).toBeUndefined();
     expect(atLeastQuery(words, 11, 64)?.split(" | ")).toHaveLength(12);
+    // The 64 words a query may hold, all but one of them: 64 conjunctions, at once.
+    const most = Array.from({ length: 64 }, (_, i) => `w${i}`);
+    expect(atLeastQuery(most, 63, 64)?.split(" | ")).toHaveLength(64);
   });
 });
