@@ -5,8 +5,8 @@
 // down the tiers, until `limit` candidates are in hand, and those are ranked by ts_rank_cd as
 // before, read deeper when needed so that the top is exactly the exhaustive one (the bench
 // measures recall@20 against it all the same); a pool the tiers cannot fill is topped up with
-// other matches. Queries the tiers cannot express (quoted phrases, a term that is several
-// lexemes) and tiers too thin to hold the exact top fall back to scoring every match.
+// other matches; below the lowest tier the rest is read by level (text-levels.ts). Queries the
+// tiers cannot express (quoted phrases, a term that is several lexemes) score every match.
 import type { Db } from "../platform/db/index.js";
 import { type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
 import { completeByLevels } from "./text-levels.js";
