@@ -229,12 +229,17 @@ export const MISSING_VECTORS = `
  * per row): an erasure waits for the mark and then deletes it with the record
  * (src/erasure/sql.ts DELETE_MARKS). A record an erasure is deleting is skipped, not waited for,
  * so a mark never waits on an erasure that waits on it. Rows go in id order, so concurrent marks
- * lock the marks they share in one order.
+ * lock the marks they share in one order. Every search makes this write, so its commit does not
+ * wait for the disk (synchronous_commit off for this statement's own transaction, set by the
+ * filter of the rows it writes): the mark is visible at once, and a crash can lose only the last
+ * fraction of a second of marks, never a record; a later durable commit (an erasure's) flushes
+ * it first, as the log is written in order.
  */
 export const MARK_ACCESSED = `
   INSERT INTO record_access (workspace_id, record_id, last_accessed)
   SELECT r.workspace_id, r.id, now() FROM records r
   WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[])
+    AND set_config('synchronous_commit', 'off', true) IS NOT NULL
     AND coalesce((SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id),
       '-infinity') < now() - interval '1 minute'
   ORDER BY r.id

@@ -78,4 +78,13 @@ describe("access marks", () => {
     expect(age.get(recent)).toBeGreaterThanOrEqual(29);
     expect(age.get(old)).toBeLessThan(5);
   });
+
+  it("a mark's relaxed commit is its own: later statements commit durably", async () => {
+    await t.db.query("DELETE FROM record_access WHERE workspace_id = $1", [ws.id]);
+    await markAccessed(t.db, ws.id, ids);
+    // PGlite has one connection, so this reads the setting where the mark just ran.
+    const { rows } = await t.db.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s");
+    expect(rows[0]?.s).toBe("on");
+    expect((await marked(t, ws.id)).sort()).toEqual([...ids].sort());
+  });
 });
