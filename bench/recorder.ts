@@ -38,7 +38,7 @@ export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
     exec: (script) => db.exec(script),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     withWorkspaceLock: (workspaceId, fn) => db.withWorkspaceLock(workspaceId, (tx) => fn(wrap(tx))),
-    noteWrites: (rows) => db.noteWrites(rows),
+    noteWrites: (rows, table) => db.noteWrites(rows, table),
     answeredWithin: (ms) => db.answeredWithin(ms),
     listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),

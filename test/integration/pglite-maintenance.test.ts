@@ -10,10 +10,11 @@ const OPTIONS = { vacuumAfterRows: 10, quietMs: 100, maxDelayMs: 1000 };
 
 describe.skipIf(onServer)("PGlite maintenance", () => {
   let db: Db;
-  const vacuums = async () =>
+  const vacuums = async (table = "maintained") =>
     (
       await db.query<{ n: number }>(
-        "SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'maintained'",
+        "SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = $1",
+        [table],
       )
     ).rows[0]?.n;
   const advance = async (ms: number) => {
@@ -26,7 +27,8 @@ describe.skipIf(onServer)("PGlite maintenance", () => {
     const dump = await readFile(inject("pgliteDump"));
     db = await openPglite({ dataDir: "memory://", loadDataDir: new Blob([dump]), maintenance: OPTIONS });
     await db.exec(
-      "CREATE TABLE maintained (id int PRIMARY KEY, v int); INSERT INTO maintained SELECT g, 0 FROM generate_series(1, 50) g",
+      `CREATE TABLE maintained (id int PRIMARY KEY, v int); INSERT INTO maintained SELECT g, 0 FROM generate_series(1, 50) g;
+       CREATE TABLE marks (id int PRIMARY KEY); INSERT INTO marks SELECT g FROM generate_series(1, 50) g`,
     );
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
   });
@@ -64,5 +66,41 @@ describe.skipIf(onServer)("PGlite maintenance", () => {
     expect(await vacuums()).toBe(0);
     await advance(OPTIONS.quietMs);
     expect(await vacuums()).toBe(1);
+  });
+
+  it("writes to one named table vacuum that table alone, on their own schedule", async () => {
+    db.noteWrites(OPTIONS.vacuumAfterRows, "marks");
+    await advance(OPTIONS.quietMs);
+    expect(await vacuums("marks")).toBe(1);
+    expect(await vacuums("maintained")).toBe(0);
+    // The whole database's vacuum is not held off by that table's writes that never pause.
+    db.noteWrites(OPTIONS.vacuumAfterRows);
+    for (let waited = 0; waited < OPTIONS.quietMs; waited += OPTIONS.quietMs / 4) {
+      await advance(OPTIONS.quietMs / 4);
+      db.noteWrites(1, "marks");
+    }
+    await advance(10);
+    expect(await vacuums("maintained")).toBe(1);
+  });
+
+  it("refuses a table name that is not a plain identifier", () => {
+    expect(() => db.noteWrites(1, "marks; DROP TABLE maintained")).toThrow(/not a table name/);
+  });
+
+  it("a named table is analyzed with its vacuum, not on every few dozen rows", async () => {
+    const analyzes = async (table: string) =>
+      (
+        await db.query<{ n: number }>(
+          "SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = $1",
+          [table],
+        )
+      ).rows[0]?.n;
+    db.noteWrites(60, "marks");
+    await db.query("SELECT 1");
+    expect(await analyzes("marks")).toBe(0);
+    // The same rows written database-wide are analyzed at once (which covers every table).
+    db.noteWrites(60);
+    await db.query("SELECT 1");
+    expect(await analyzes("maintained")).toBe(1);
   });
 });

@@ -25,8 +25,9 @@ export interface Db extends Queryable {
    * Tells the database how many rows a committed write inserted or rewrote, so that statistics
    * follow the data and dead row versions are reclaimed: PGlite has no autovacuum, so it
    * re-analyzes and vacuums itself (pglite-maintenance.ts); a server's autovacuum does this.
+   * `table` names the one table a write touched, which is then maintained alone.
    */
-  noteWrites(rows: number): void;
+  noteWrites(rows: number, table?: string): void;
   /**
    * True when a statement completed within the last ms milliseconds on a database that is still
    * open: evidence enough for a health probe that would otherwise queue behind running work on
