@@ -32,12 +32,13 @@ function parseUsual(text: string): Date | undefined {
   let i = 19;
   let ms = 0;
   if (text.charCodeAt(i) === DOT) {
-    let end = i + 1;
-    while (end < text.length && text.charCodeAt(end) >= ZERO && text.charCodeAt(end) <= ZERO + 9) end++;
     // Milliseconds: the first three digits of the fraction (Dates hold no finer time).
-    const fraction = text.slice(i + 1, Math.min(end, i + 4)).padEnd(3, "0");
-    ms = digitsAt(fraction, 0, 3);
-    i = end;
+    for (let scale = 100, digit = text.charCodeAt(++i) - ZERO; digit >= 0 && digit <= 9; ) {
+      ms += digit * scale;
+      scale /= 10;
+      digit = text.charCodeAt(++i) - ZERO;
+    }
+    ms = Math.floor(ms);
   }
   const sign = text.charCodeAt(i);
   const zone = text.length - i;
