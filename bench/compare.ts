@@ -19,7 +19,14 @@ interface Run {
   sizes: SizeResult[];
 }
 
-const INGEST = ["batch_100", "batch_1", "enrich_backlog", "write_to_ready"] as const;
+const INGEST = [
+  "batch_100",
+  "batch_1",
+  "enrich_backlog",
+  "write_to_ready",
+  "enrich_backlog_indexed",
+  "write_to_indexed",
+] as const;
 
 /** Change of b against a, as a fraction (undefined when either side is missing). */
 function change(a: number | undefined, b: number | undefined): number | undefined {
@@ -61,7 +68,7 @@ function spread(column: Compared[]): string {
 function sizeSection(sa: SizeResult, sb: SizeResult): string[] {
   const ingest = INGEST.map((name) => ({
     name,
-    c: compared(sa.ingest[name].rows_per_s, sb.ingest[name].rows_per_s),
+    c: compared(sa.ingest[name]?.rows_per_s, sb.ingest[name]?.rows_per_s),
   }));
   const modes = MODES.flatMap((mode) => {
     const fa = sa.search[mode];

@@ -37,6 +37,7 @@ export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
     query: recorded(db),
     exec: (script) => db.exec(script),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    session: (fn) => db.session((conn) => fn(wrap(conn))),
     withWorkspaceLock: (workspaceId, fn) => db.withWorkspaceLock(workspaceId, (tx) => fn(wrap(tx))),
     noteWrites: (rows, table) => db.noteWrites(rows, table),
     answeredWithin: (ms) => db.answeredWithin(ms),

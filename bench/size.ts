@@ -87,16 +87,18 @@ try {
   const batch1 = await writeRows(api, main.key, parts.single, 1, options.clients);
   log(`  ${batch1.rows_per_s} rows/s`);
   log("worker: draining the enrichment backlog");
-  const { worker, figure: backlog } = await drainBacklog(system, log);
-  log(`  ${backlog.rows} rows made ready, ${backlog.rows_per_s} rows/s`);
+  const { worker, figure: backlog, indexed: backlogIndexed } = await drainBacklog(system, log);
+  log(
+    `  ${backlog.rows} rows made ready, ${backlog.rows_per_s} rows/s (indexed: ${backlogIndexed.rows_per_s})`,
+  );
   log(`write-to-ready: ${parts.ready.length} customer events in batches of 100, worker running`);
-  let ready: Throughput;
+  let ready: { figure: Throughput; indexed: Throughput };
   try {
     ready = await writeToReady(system, api, main.key, parts.ready, options.clients, log);
   } finally {
     await worker.stop();
   }
-  log(`  ${ready.rows_per_s} rows/s`);
+  log(`  ${ready.figure.rows_per_s} rows/s (indexed: ${ready.indexed.rows_per_s})`);
   // The database as a settled system has it (server: autovacuum; PGlite: the app's own
   // maintenance), brought about now so every search sees the whole corpus: planner statistics,
   // and the dead row versions of the enrichment reclaimed. Servers with autovacuum off (this
@@ -149,7 +151,14 @@ try {
       write_to_ready_sample: parts.ready.length,
       single_row_sample: parts.single.length,
     },
-    ingest: { batch_100: batch100, batch_1: batch1, enrich_backlog: backlog, write_to_ready: ready },
+    ingest: {
+      batch_100: batch100,
+      batch_1: batch1,
+      enrich_backlog: backlog,
+      write_to_ready: ready.figure,
+      enrich_backlog_indexed: backlogIndexed,
+      write_to_indexed: ready.indexed,
+    },
     search,
     recall,
     vector_recall: vectorRecall,

@@ -13,6 +13,7 @@ import { spaceIndexes } from "./records/embedding-index.js";
 import { enrichHandler } from "./records/enrich.js";
 import { ENRICH_JOB, onRecordsReady } from "./records/index.js";
 import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
+import { sealDeferredVectors } from "./records/vector-seal.js";
 import { runRetention } from "./retention/index.js";
 import { fieldIndexes } from "./search/field-indexes.js";
 import type { JobHandler, PeriodicTask } from "./worker/runner.js";
@@ -68,11 +69,31 @@ const CRON_CHECK_MS = 15_000;
 /** How often expired artifact uses are purged: expiry is counted in days. */
 const USE_PURGE_MS = 60_000;
 
+/** How often deferred vectors are looked for (a tail is searched exactly until sealed). */
+const VECTOR_SEAL_MS = 1_000;
+
+// Rows per merge statement: about 1.5 s of HNSW inserts, so a stopping worker waits little.
+const VECTOR_MERGE_BATCH = 500;
+
 /** Work the worker does on its clock. */
 export function periodicTasks(
-  config: Pick<Config, "artifactUsePurgeBatch" | "eraseMaxRecords">,
+  config: Pick<
+    Config,
+    "artifactUsePurgeBatch" | "eraseMaxRecords" | "vectorBulkMinRows" | "vectorBuildMemory"
+  >,
 ): PeriodicTask[] {
   return [
+    {
+      name: "vector seal",
+      everyMs: VECTOR_SEAL_MS,
+      run: async (ctx) =>
+        void (await sealDeferredVectors(ctx.db, {
+          bulkMinRows: config.vectorBulkMinRows,
+          buildMemory: config.vectorBuildMemory,
+          mergeBatch: VECTOR_MERGE_BATCH,
+          stopping: ctx.stopping,
+        })),
+    },
     {
       name: "cron triggers",
       everyMs: CRON_CHECK_MS,

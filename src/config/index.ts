@@ -31,6 +31,10 @@ export interface Config {
   fakeModelScript: string;
   /** How long a stalled worker keeps a job before another worker takes it over. */
   workerLeaseSeconds: number;
+  /** A deferred vector tail at least this long is sealed by building its space's index anew. */
+  vectorBulkMinRows: number;
+  /** maintenance_work_mem of such a build (a PostgreSQL memory setting: 512MB, 2GB). */
+  vectorBuildMemory: string;
   /** `auto`: pgvector with HNSW where the server offers it; `exact`: never, exact scans only. */
   vectorLayout: VectorLayout;
   /** Connections of the server pool (a request waiting over 5 s for one gets 503 database_busy). */
@@ -168,6 +172,14 @@ function vectorLayout(env: Env, databaseUrl: string | undefined): VectorLayout {
   return value as VectorLayout;
 }
 
+function memorySetting(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name) ?? fallback;
+  if (!/^[1-9]\d{0,6}(kB|MB|GB)$/.test(value)) {
+    throw new ConfigError(name, `expected a size such as 512MB or 2GB, got "${value}"`);
+  }
+  return value;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const url = databaseUrl(env);
   return {
@@ -198,6 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: int(env, "DATABASE_POOL_MAX", 10, 1, 1000),
     rateLimitMax: int(env, "RATE_LIMIT_MAX", 12_000, 0),
     rateLimitWindowMs: int(env, "RATE_LIMIT_WINDOW_MS", 60_000, 1),
+    vectorBulkMinRows: int(env, "VECTOR_BULK_MIN_ROWS", 5000, 1),
+    vectorBuildMemory: memorySetting(env, "VECTOR_BUILD_MEMORY", "1GB"),
     vectorLayout: vectorLayout(env, url),
   };
 }

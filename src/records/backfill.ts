@@ -9,6 +9,7 @@ import { AppError, validationError } from "../platform/errors.js";
 import { enqueue, fence, type Job, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
 import type { Workspace } from "../workspaces/index.js";
+import { canDeferVectors } from "./embedding-index.js";
 import { compute, type EnrichOptions, type PendingRow, plan, subBatches, writeResults } from "./enrich.js";
 import * as sql from "./sql.js";
 
@@ -191,6 +192,8 @@ export function backfillHandler(options: EnrichOptions & { batch: number }): Job
             results,
             catalog,
             readiness: false,
+            // A backfill is a backlog of its own: its vectors are indexed in bulk.
+            deferVectors: canDeferVectors(ctx.db),
           });
         });
       }

@@ -4,8 +4,9 @@
 // `embedding::vector(N)`, or `embedding::halfvec(N)` past the 2,000 dimensions pgvector indexes
 // as `vector` (OpenAI's text-embedding-3-large has 3,072); a space wider than halfvec's 4,000 has
 // no index and its searches scan exactly. A nearest-neighbour query uses the index when it
-// orders by exactly that expression and repeats the index's predicate (space and vector_dims).
-// Without pgvector the column is real[] and searches scan exactly; there is nothing to index.
+// orders by exactly that expression and repeats the index's predicate (space, vector_dims, and
+// which deferred rows the index covers: src/records/vector-seal.ts), and scans the deferred rows
+// it does not cover exactly. Without pgvector the column is real[] and searches scan exactly.
 import type { EmbeddingSpace, SpaceIndexes } from "../catalog/index.js";
 import { type Db, type Queryable, sqlLiteral } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
@@ -37,28 +38,60 @@ export function spacePredicateSql(alias: string, space: string, dimensions: numb
   return `${alias}.space = ${sqlLiteral(space)} AND vector_dims(${alias}.embedding) = ${Math.trunc(dimensions)}`;
 }
 
-function indexName(space: EmbeddingSpace): string {
+/** The index names of a space share this prefix; each new build appends how far it covers. */
+export function indexPrefix(space: EmbeddingSpace): string {
   return `embeddings_hnsw_${sha256Hex(`${space.space}\u0000${space.dimensions}`).slice(0, 24)}`;
 }
 
-// Two workspaces publishing the same new space at once would race on the index name, and two
-// processes starting at once would both convert the column.
-const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
+export function indexName(space: EmbeddingSpace, builtThrough: number): string {
+  return `${indexPrefix(space)}_${builtThrough}`;
+}
+
+/**
+ * The rows a space's index holds beside the space predicate: every row not deferred, and the
+ * deferred rows up to the seq its build covered (src/records/vector-seal.ts).
+ */
+function coveredSql(alias: string, builtThrough: number): string {
+  return `(NOT ${alias}.deferred OR ${alias}.seq <= ${Math.trunc(builtThrough)})`;
+}
 
 // pgvector's default graph (m 16, ef_construction 64). Inserting into it is most of what
 // enrichment costs (2 ms per embedding on a 2-core server at 100k), and sparser graphs are
 // cheaper (m 12 / ef_construction 48: 1.2 ms), but on the bench's filtered workspace-wide reads
 // they found less of the exact top 20 (0.77 against 0.81) unless ef_search doubled, which cost
 // hybrid more than its latency target allows (bench/RESULTS.md, issue 20).
+/** CREATE INDEX of a space's HNSW index covering deferred rows up to builtThrough. */
+export function createIndexSql(space: EmbeddingSpace, builtThrough: number, concurrently = false): string {
+  const index = spaceIndex("embedding", space.dimensions);
+  if (!index) throw new Error(`space ${space.space} (${space.dimensions} dimensions) cannot be indexed`);
+  return `CREATE INDEX ${concurrently ? "CONCURRENTLY " : ""}${indexName(space, builtThrough)} ON embeddings
+    USING hnsw (${index.expression} ${index.type}_cosine_ops)
+    WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${coveredSql("embeddings", builtThrough)}`;
+}
+
+// Two workspaces publishing the same new space at once would race on the index name, and two
+// processes starting at once would both convert the column.
+const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
+
+/**
+ * Gives each space that has no index one (with its row in vector_indexes). A space indexed
+ * before deferral existed keeps its index under the bare prefix, and no row: it is never deferred.
+ */
 async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
   for (const space of spaces) {
-    const index = spaceIndex("embedding", space.dimensions);
-    if (!index) continue;
-    await tx.exec(
-      `CREATE INDEX IF NOT EXISTS ${indexName(space)} ON embeddings
-         USING hnsw (${index.expression} ${index.type}_cosine_ops)
-         WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}`,
+    if (!spaceIndex("embedding", space.dimensions)) continue;
+    const { rows } = await tx.query(
+      `SELECT 1 FROM vector_indexes WHERE space = $1 AND dimensions = $2
+       UNION ALL SELECT 1 FROM pg_indexes WHERE tablename = 'embeddings' AND indexname = $3`,
+      [space.space, space.dimensions, indexPrefix(space)],
     );
+    if (rows.length > 0) continue;
+    await tx.exec(createIndexSql(space, 0));
+    await tx.query("INSERT INTO vector_indexes (space, dimensions, index_name) VALUES ($1, $2, $3)", [
+      space.space,
+      space.dimensions,
+      indexName(space, 0),
+    ]);
   }
 }
 
@@ -69,7 +102,76 @@ export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
       if (!db.hasVector || spaces.length === 0) return;
       await tx.query(INDEX_LOCK_SQL);
       await createIndexes(tx, spaces);
+      forgetSpaceStates(db);
     },
+  };
+}
+
+/**
+ * Whether embeddings may be stored deferred, out of their space's HNSW index until the worker
+ * seals them in bulk (src/records/vector-seal.ts): on a server only. PGlite indexes each one at
+ * once: its one connection cannot build an index aside while it serves requests.
+ */
+export function canDeferVectors(db: Pick<Db, "kind" | "hasVector">): boolean {
+  return db.kind === "postgres" && db.hasVector;
+}
+
+export interface SpaceState {
+  index_name: string;
+  built_through: number;
+  built_rows: number;
+}
+
+// Searches read a space's state from this cache. A stale state is never wrong, only slower: a
+// query repeating an older built_through is still implied by the newer index's predicate (the
+// planner walks it), filters out the rows built since, and finds them in its exact tail scan.
+const STATE_TTL_MS = 2_000;
+const stateCache = new WeakMap<object, Map<string, { at: number; state: SpaceState | undefined }>>();
+
+export function forgetSpaceStates(db: object): void {
+  stateCache.delete(db);
+}
+
+async function spaceState(db: Db, space: string, dimensions: number): Promise<SpaceState | undefined> {
+  const cache = stateCache.get(db) ?? new Map();
+  stateCache.set(db, cache);
+  const key = `${space}\u0000${dimensions}`;
+  const hit = cache.get(key);
+  if (hit && performance.now() - hit.at < STATE_TTL_MS) return hit.state;
+  const { rows } = await db.query<SpaceState>(
+    "SELECT index_name, built_through, built_rows FROM vector_indexes WHERE space = $1 AND dimensions = $2",
+    [space, dimensions],
+  );
+  cache.set(key, { at: performance.now(), state: rows[0] });
+  return rows[0];
+}
+
+/** How a nearest-neighbour query reads a space: its index's rows, and its deferred tail. */
+export interface SpaceReads extends SpaceIndex {
+  /** The join predicate of the rows the HNSW index holds: a query walks the index with it. */
+  indexed: string;
+  /** The deferred rows not yet in the index, to scan exactly (none where nothing can defer). */
+  tail?: string;
+}
+
+/** Undefined when the space is too wide to index: its searches scan exactly. */
+export async function spaceReads(
+  db: Db,
+  alias: string,
+  space: string,
+  dimensions: number,
+): Promise<SpaceReads | undefined> {
+  const index = spaceIndex(`${alias}.embedding`, dimensions);
+  if (!index) return undefined;
+  const predicate = spacePredicateSql(alias, space, dimensions);
+  const state = await spaceState(db, space, dimensions);
+  if (!state) return { ...index, indexed: predicate };
+  const indexed = `${predicate} AND ${coveredSql(alias, state.built_through)}`;
+  if (!canDeferVectors(db)) return { ...index, indexed };
+  return {
+    ...index,
+    indexed,
+    tail: `${alias}.deferred AND ${alias}.seq > ${Math.trunc(state.built_through)} AND ${predicate}`,
   };
 }
 
@@ -105,8 +207,11 @@ export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" 
         "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%'",
       );
       for (const row of rows) await tx.exec(`DROP INDEX ${row.indexname}`);
+      // Exact scans read every row; nothing is left for a later index build to cover.
+      await tx.exec("DELETE FROM vector_indexes; UPDATE embeddings SET deferred = false WHERE deferred");
       await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE real[] USING embedding::real[]");
     }
+    forgetSpaceStates(db);
     return wanted;
   });
 }

@@ -10,6 +10,7 @@ import { ModelOutputError, type Models } from "../models/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { fence, type Job, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
+import { canDeferVectors } from "./embedding-index.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { type ReadyRecord, recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
@@ -160,6 +161,8 @@ export async function writeResults(
     results: Map<string, Results>;
     catalog: InstalledCatalog;
     readiness: boolean;
+    /** Store embeddings deferred (see canDeferVectors). */
+    deferVectors: boolean;
   },
 ): Promise<number> {
   const { chunk, results, catalog } = write;
@@ -184,10 +187,12 @@ export async function writeResults(
     })),
   );
   if (embeddings.length > 0) {
-    await tx.query(db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL, [
-      write.workspaceId,
-      JSON.stringify(embeddings),
-    ]);
+    await tx.query(
+      db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL,
+      db.hasVector
+        ? [write.workspaceId, JSON.stringify(embeddings), write.deferVectors]
+        : [write.workspaceId, JSON.stringify(embeddings)],
+    );
   }
   const { rows: applied } = await tx.query<ReadyRecord & { ready: boolean }>(
     write.readiness ? sql.APPLY_ENRICHMENT : sql.MERGE_RESULTS,
@@ -237,6 +242,10 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
       // Stopping: the lease is handed back and the next worker resumes from what is stored.
       if (ctx.stopping()) return;
       const results = await compute(chunk, catalog, models);
+      // Deferred while more enrichment waits: a backlog's vectors are indexed in bulk.
+      const deferVectors =
+        canDeferVectors(ctx.db) &&
+        Boolean((await ctx.db.query<{ queued: boolean }>(sql.JOBS_QUEUED, [job.kind])).rows[0]?.queued);
       await ctx.db.transaction(async (tx) => {
         await fence(tx, job, ctx.owner);
         await writeResults(tx, ctx.db, {
@@ -245,6 +254,7 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
           results,
           catalog,
           readiness: true,
+          deferVectors,
         });
       });
       ctx.db.noteWrites(chunk.length);

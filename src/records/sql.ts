@@ -121,10 +121,17 @@ export const PENDING_ENRICHMENT = `
 
 const EMBEDDING_ROWS = "FROM jsonb_to_recordset($2::jsonb) AS e(record_id uuid, space text, embedding jsonb)";
 
+/** $3: store them deferred (out of the HNSW index), where their space's index can cover them later. */
 export const INSERT_EMBEDDINGS_VECTOR = `
-  INSERT INTO embeddings (workspace_id, record_id, space, embedding)
-  SELECT $1, e.record_id, e.space, e.embedding::text::vector ${EMBEDDING_ROWS}
+  INSERT INTO embeddings (workspace_id, record_id, space, embedding, deferred)
+  SELECT $1, e.record_id, e.space, v.embedding, $3::boolean AND EXISTS (
+      SELECT 1 FROM vector_indexes x WHERE x.space = e.space AND x.dimensions = vector_dims(v.embedding))
+  ${EMBEDDING_ROWS}, LATERAL (SELECT e.embedding::text::vector AS embedding) v
   ON CONFLICT DO NOTHING`;
+
+/** Whether jobs of a kind wait in the queue (an enrichment backlog). */
+export const JOBS_QUEUED =
+  "SELECT EXISTS (SELECT 1 FROM jobs WHERE state = 'queued' AND kind = $1) AS queued";
 
 export const INSERT_EMBEDDINGS_REAL = `
   INSERT INTO embeddings (workspace_id, record_id, space, embedding)

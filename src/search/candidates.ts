@@ -3,7 +3,7 @@ import type { InstalledCatalog } from "../catalog/index.js";
 import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
-import { spaceIndex, spacePredicateSql } from "../records/index.js";
+import { spaceReads } from "../records/index.js";
 import { candidateColumns, filterSql, orderSql, Params, TEXT_MATCHES, textTerms, tsQuerySql } from "./sql.js";
 import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
@@ -136,24 +136,33 @@ export async function vectorCandidates(
   // finding them all), so only searches not scoped by entity use the index (a space too wide
   // to index has none).
   const { space, vector } = input.query;
-  const index =
-    input.db.hasVector && !input.part.scope.entities ? spaceIndex("e.embedding", vector.length) : undefined;
-  if (index) {
+  const reads =
+    input.db.hasVector && !input.part.scope.entities
+      ? await spaceReads(input.db, "e", space, vector.length)
+      : undefined;
+  if (reads) {
     // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and
     // the join repeats the index predicate (src/records/embedding-index.ts); filters are checked
     // on each neighbour as the iterative scan yields it.
     const q = params.add(JSON.stringify(vector));
-    const distance = `${index.expression} <=> ${q}::${index.type}`;
+    const distance = `${reads.expression} <=> ${q}::${reads.type}`;
     // At full precision the ordering distance is the stored vector's; at half precision the
     // similarity takes a second distance on the stored vector (wide spaces only).
-    const stored = index.type === "vector" ? distance : `e.embedding <=> ${q}::vector`;
+    const stored = reads.type === "vector" ? distance : `e.embedding <=> ${q}::vector`;
+    const lim = params.add(limit);
+    const nearest = (rows: string, order: string) =>
+      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${stored}) AS similarity${columns}
+       FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND ${rows}
+       WHERE ${where}
+       ORDER BY ${order} LIMIT ${lim}`;
+    if (!reads.tail) return run(input.db, nearest(reads.indexed, distance), params);
+    // Deferred embeddings not yet in the index (an enrichment backlog's, src/records/vector-seal.ts)
+    // are scanned exactly, so a record is found from the moment it is ready.
     return run(
       input.db,
-      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${stored}) AS similarity${columns}
-       FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
-         AND ${spacePredicateSql("e", space, vector.length)}
-       WHERE ${where}
-       ORDER BY ${distance} LIMIT ${params.add(limit)}`,
+      `SELECT * FROM ((${nearest(reads.indexed, distance)})
+         UNION ALL (${nearest(reads.tail, `e.embedding <=> ${q}::vector`)})) u
+       ORDER BY similarity DESC, seq DESC LIMIT ${lim}`,
       params,
     );
   }

@@ -26,8 +26,18 @@ describe("configuration", () => {
       maxFeedbackCommentChars: 4000,
       maxFeedbackEvidenceChars: 16000,
       testDatabase: false,
+      vectorBulkMinRows: 5000,
+      vectorBuildMemory: "1GB",
       vectorLayout: "auto",
     });
+  });
+
+  it("VECTOR_BUILD_MEMORY takes a PostgreSQL size and refuses anything else", () => {
+    expect(loadConfig({ VECTOR_BUILD_MEMORY: "512MB" }).vectorBuildMemory).toBe("512MB");
+    for (const bad of ["1 GB", "0MB", "2gb", "1TB", "1GB; DROP TABLE x"]) {
+      expect(() => loadConfig({ VECTOR_BUILD_MEMORY: bad })).toThrow(/VECTOR_BUILD_MEMORY: expected a size/);
+    }
+    expect(() => loadConfig({ VECTOR_BULK_MIN_ROWS: "0" })).toThrow(/VECTOR_BULK_MIN_ROWS/);
   });
 
   it("VECTOR_LAYOUT forces the exact layout on a server, and is refused without one", () => {

@@ -59,6 +59,7 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
     noteWrites: maintenance.noteWrites,
     answeredWithin: (ms) => !pglite.closed && performance.now() - answeredAt <= ms,
     transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx, answered))),
+    session: (fn) => fn(root),
     withWorkspaceLock: (workspaceId, fn) =>
       pglite.transaction(async (tx) => {
         await tx.query(WORKSPACE_LOCK_SQL, [workspaceId]);

@@ -96,6 +96,19 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     }
   }
 
+  async function session<T>(fn: (conn: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const onLost = () => undefined;
+    client.on("error", onLost);
+    try {
+      return await fn(wrap(client));
+    } finally {
+      client.off("error", onLost);
+      // Closed, not returned: its settings and session locks end with it.
+      client.release(true);
+    }
+  }
+
   const root = wrap(pool);
   let closed = false;
   return {
@@ -108,6 +121,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     noteWrites: () => undefined,
     answeredWithin: () => false,
     transaction: (fn) => transaction(fn),
+    session,
     withWorkspaceLock: (workspaceId, fn) => transaction(fn, workspaceId),
     // A dedicated connection: LISTEN belongs to a session, and pooled clients are shared.
     async listen(channel, onNotify) {

@@ -19,6 +19,12 @@ export interface Db extends Queryable {
   readonly hasVector: boolean;
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn on one connection of its own, outside any transaction: for statements that cannot
+   * run in one (CREATE INDEX CONCURRENTLY) and session settings or locks that must not outlive
+   * fn. On a server the connection is closed after fn; PGlite has its one connection only.
+   */
+  session<T>(fn: (conn: Queryable) => Promise<T>): Promise<T>;
   /** A transaction that holds the workspace's advisory lock until it ends. */
   withWorkspaceLock<T>(workspaceId: string, fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**

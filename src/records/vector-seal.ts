@@ -1,0 +1,172 @@
+// Sealing deferred embeddings into their space's HNSW index (server only; migration 0018). An
+// HNSW insert walks the on-disk graph and re-prunes its neighbours one vector at a time: about
+// 5x the CPU per vector of building the graph in memory (bench/RESULTS.md, issue 20). So while an
+// enrichment backlog waits, its embeddings are stored deferred and searched exactly, and this
+// periodic task indexes them: a small tail row by row (an UPDATE that puts each into the current
+// index), a large one by building the space's index anew with CREATE INDEX CONCURRENTLY over
+// every row up to the tail's last seq, then switching vector_indexes to it and dropping the old
+// one. Searches never wait for either, and find every row throughout (src/search/candidates.ts).
+import type { Db, Queryable } from "../platform/db/index.js";
+import {
+  canDeferVectors,
+  createIndexSql,
+  forgetSpaceStates,
+  indexName,
+  indexPrefix,
+  type SpaceState,
+} from "./embedding-index.js";
+import { ENRICH_JOB } from "./insert.js";
+import * as sql from "./sql.js";
+
+export interface SealOptions {
+  /** A tail at least this long (and a quarter of the index) is built in bulk, not merged. */
+  bulkMinRows: number;
+  /** maintenance_work_mem of a bulk build: the graph is built fast only while it fits. */
+  buildMemory: string;
+  /** Rows merged per statement. */
+  mergeBatch: number;
+  /** True once the caller is stopping: a merge stops between batches. */
+  stopping?(): boolean;
+}
+
+export interface Sealed {
+  space: string;
+  dimensions: number;
+  how: "merged" | "built";
+  rows: number;
+}
+
+interface SpaceRow extends SpaceState {
+  space: string;
+  dimensions: number;
+}
+
+// One sealer at a time across processes: two would build the same index twice.
+const SEAL_LOCK = "hashtextextended('engram.vector-seal', 0)";
+
+const TAIL = `
+  SELECT count(*)::int AS rows, COALESCE(max(seq), 0) AS last FROM embeddings
+  WHERE deferred AND space = $1 AND seq > $3 AND vector_dims(embedding) = $2`;
+
+const SPACE_ROWS =
+  "SELECT count(*)::int AS rows FROM embeddings WHERE space = $1 AND vector_dims(embedding) = $2";
+
+// Each updated row version is inserted into the current index (its predicate now holds). Rows
+// are split by seq among MERGE_STREAMS statements run at once: an insert is one backend's CPU.
+const MERGE = `
+  UPDATE embeddings e SET deferred = false
+  FROM (SELECT workspace_id, record_id, space FROM embeddings
+        WHERE deferred AND space = $1 AND seq > $3 AND vector_dims(embedding) = $2 AND seq % $5 = $6
+        ORDER BY seq LIMIT $4) t
+  WHERE e.workspace_id = t.workspace_id AND e.record_id = t.record_id AND e.space = t.space`;
+const MERGE_STREAMS = 2;
+
+// Whether there is anything to seal or clean up: a deferred row past its space's build, or an
+// index of a space's series that vector_indexes does not name. Asked on the pool every second,
+// so that a worker opens its sealing connection only when there is work.
+const SEAL_WORK = `
+  SELECT EXISTS (
+      SELECT 1 FROM vector_indexes v JOIN LATERAL (
+        SELECT 1 FROM embeddings e WHERE e.deferred AND e.space = v.space AND e.seq > v.built_through LIMIT 1) t ON true)
+    OR EXISTS (
+      SELECT 1 FROM pg_indexes i WHERE i.tablename = 'embeddings' AND i.indexname ~ '^embeddings_hnsw_[0-9a-f]{24}_[0-9]+$'
+        AND NOT EXISTS (SELECT 1 FROM vector_indexes v WHERE v.index_name = i.indexname)) AS work`;
+
+/** Seals the deferred tail of every space that has one. */
+export async function sealDeferredVectors(db: Db, options: SealOptions): Promise<Sealed[]> {
+  if (!canDeferVectors(db)) return [];
+  if (!(await db.query<{ work: boolean }>(SEAL_WORK)).rows[0]?.work) return [];
+  return db.session(async (conn) => {
+    const { rows: lock } = await conn.query<{ held: boolean }>(
+      `SELECT pg_try_advisory_lock(${SEAL_LOCK}) AS held`,
+    );
+    if (!lock[0]?.held) return [];
+    const sealed: Sealed[] = [];
+    const { rows: spaces } = await conn.query<SpaceRow>(
+      "SELECT space, dimensions, index_name, built_through, built_rows FROM vector_indexes ORDER BY space, dimensions",
+    );
+    for (const space of spaces) {
+      await dropStrayIndexes(conn, space);
+      const done = await sealSpace(db, conn, space, options);
+      if (done) sealed.push(done);
+    }
+    return sealed;
+  });
+}
+
+async function backlogWaits(conn: Queryable): Promise<boolean> {
+  return Boolean((await conn.query<{ queued: boolean }>(sql.JOBS_QUEUED, [ENRICH_JOB])).rows[0]?.queued);
+}
+
+async function sealSpace(
+  db: Db,
+  conn: Queryable,
+  space: SpaceRow,
+  options: SealOptions,
+): Promise<Sealed | undefined> {
+  const args = [space.space, space.dimensions, space.built_through];
+  const tail = (await conn.query<{ rows: number; last: number }>(TAIL, args)).rows[0] ?? { rows: 0, last: 0 };
+  if (tail.rows === 0) return undefined;
+  const base = { space: space.space, dimensions: space.dimensions };
+  if (await backlogWaits(conn)) {
+    // More is coming: let the tail grow into one build, up to twice the last build's rows (so
+    // each vector is rebuilt a bounded number of times and a search's exact scan stays bounded).
+    if (tail.rows < Math.max(options.bulkMinRows, 2 * space.built_rows)) return undefined;
+    return { ...base, how: "built", rows: await build(db, conn, space, tail.last, options) };
+  }
+  if (tail.rows >= options.bulkMinRows) {
+    const all = (await conn.query<{ rows: number }>(SPACE_ROWS, args.slice(0, 2))).rows[0]?.rows ?? 0;
+    // Building costs ~0.5 ms per vector of the whole space, merging ~3 ms per tail row.
+    if (tail.rows * 4 >= all - tail.rows) {
+      return { ...base, how: "built", rows: await build(db, conn, space, tail.last, options) };
+    }
+  }
+  let merged = 0;
+  for (;;) {
+    const counts = await Promise.all(
+      Array.from({ length: MERGE_STREAMS }, (_, stream) =>
+        db.query(MERGE, [...args, options.mergeBatch, MERGE_STREAMS, stream]).then((r) => r.rowCount),
+      ),
+    );
+    merged += counts.reduce((a, b) => a + b, 0);
+    if (Math.max(...counts) < options.mergeBatch || options.stopping?.() || (await backlogWaits(conn))) break;
+  }
+  return { ...base, how: "merged", rows: merged };
+}
+
+/** Builds the space's index anew over every row up to seq `through`; returns the rows it covers. */
+async function build(
+  db: Db,
+  conn: Queryable,
+  space: SpaceRow,
+  through: number,
+  options: SealOptions,
+): Promise<number> {
+  const name = indexName(space, through);
+  const rows =
+    (await conn.query<{ rows: number }>(SPACE_ROWS, [space.space, space.dimensions])).rows[0]?.rows ?? 0;
+  await conn.query("SELECT set_config('maintenance_work_mem', $1, false)", [options.buildMemory]);
+  await conn.exec(createIndexSql(space, through, true));
+  await conn.query(
+    "UPDATE vector_indexes SET index_name = $3, built_through = $4, built_rows = $5 WHERE space = $1 AND dimensions = $2",
+    [space.space, space.dimensions, name, through, rows],
+  );
+  forgetSpaceStates(db);
+  await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${space.index_name}`);
+  return rows;
+}
+
+/**
+ * Drops the space's indexes vector_indexes does not name: a build that failed (CREATE INDEX
+ * CONCURRENTLY leaves an invalid index behind) or stopped before the switch. Each would cost
+ * every insert a second HNSW walk.
+ */
+async function dropStrayIndexes(conn: Queryable, space: SpaceRow): Promise<void> {
+  const prefix = `${indexPrefix(space)}_`;
+  const { rows } = await conn.query<{ indexname: string }>(
+    `SELECT indexname FROM pg_indexes
+     WHERE tablename = 'embeddings' AND left(indexname, length($1)) = $1 AND indexname <> $2`,
+    [prefix, space.index_name],
+  );
+  for (const row of rows) await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${row.indexname}`);
+}
