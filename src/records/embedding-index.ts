@@ -43,8 +43,9 @@ export function indexPrefix(space: EmbeddingSpace): string {
   return `embeddings_hnsw_${sha256Hex(`${space.space}\u0000${space.dimensions}`).slice(0, 24)}`;
 }
 
-export function indexName(space: EmbeddingSpace, builtThrough: number): string {
-  return `${indexPrefix(space)}_${builtThrough}`;
+/** A deferring space's index names how far it covers; any other's is the bare prefix. */
+export function indexName(space: EmbeddingSpace, builtThrough?: number): string {
+  return builtThrough === undefined ? indexPrefix(space) : `${indexPrefix(space)}_${builtThrough}`;
 }
 
 /**
@@ -60,13 +61,17 @@ function coveredSql(alias: string, builtThrough: number): string {
 // cheaper (m 12 / ef_construction 48: 1.2 ms), but on the bench's filtered workspace-wide reads
 // they found less of the exact top 20 (0.77 against 0.81) unless ef_search doubled, which cost
 // hybrid more than its latency target allows (bench/RESULTS.md, issue 20).
-/** CREATE INDEX of a space's HNSW index covering deferred rows up to builtThrough. */
-export function createIndexSql(space: EmbeddingSpace, builtThrough: number, concurrently = false): string {
+/**
+ * CREATE INDEX of a space's HNSW index: covering deferred rows up to builtThrough, or, without
+ * it, every row of the space (where nothing is deferred: embedded storage).
+ */
+export function createIndexSql(space: EmbeddingSpace, builtThrough?: number, concurrently = false): string {
   const index = spaceIndex("embedding", space.dimensions);
   if (!index) throw new Error(`space ${space.space} (${space.dimensions} dimensions) cannot be indexed`);
+  const covered = builtThrough === undefined ? "" : ` AND ${coveredSql("embeddings", builtThrough)}`;
   return `CREATE INDEX ${concurrently ? "CONCURRENTLY " : ""}${indexName(space, builtThrough)} ON embeddings
     USING hnsw (${index.expression} ${index.type}_cosine_ops)
-    WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${coveredSql("embeddings", builtThrough)}`;
+    WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}${covered}`;
 }
 
 // Two workspaces publishing the same new space at once would race on the index name, and two
@@ -74,10 +79,12 @@ export function createIndexSql(space: EmbeddingSpace, builtThrough: number, conc
 const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
 
 /**
- * Gives each space that has no index one (with its row in vector_indexes). A space indexed
- * before deferral existed keeps its index under the bare prefix, and no row: it is never deferred.
+ * Gives each space that has no index one: where embeddings can be deferred, one covering none
+ * yet, with its row in vector_indexes; elsewhere one over every row, under the bare prefix and
+ * with no row. A server's space indexed before deferral existed has the latter and keeps it: it is
+ * never deferred.
  */
-async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
+async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[], deferring: boolean): Promise<void> {
   for (const space of spaces) {
     if (!spaceIndex("embedding", space.dimensions)) continue;
     const { rows } = await tx.query(
@@ -86,6 +93,10 @@ async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<v
       [space.space, space.dimensions, indexPrefix(space)],
     );
     if (rows.length > 0) continue;
+    if (!deferring) {
+      await tx.exec(createIndexSql(space));
+      continue;
+    }
     await tx.exec(createIndexSql(space, 0));
     await tx.query("INSERT INTO vector_indexes (space, dimensions, index_name) VALUES ($1, $2, $3)", [
       space.space,
@@ -96,12 +107,12 @@ async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<v
 }
 
 /** Creates the HNSW index of each space that has none yet (in the caller's transaction). */
-export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
+export function spaceIndexes(db: Pick<Db, "hasVector" | "kind">): SpaceIndexes {
   return {
     async prepare(tx: Queryable, spaces: EmbeddingSpace[]) {
       if (!db.hasVector || spaces.length === 0) return;
       await tx.query(INDEX_LOCK_SQL);
-      await createIndexes(tx, spaces);
+      await createIndexes(tx, spaces, canDeferVectors(db));
       forgetSpaceStates(db);
     },
   };
@@ -164,13 +175,12 @@ export async function spaceReads(
   const index = spaceIndex(`${alias}.embedding`, dimensions);
   if (!index) return undefined;
   const predicate = spacePredicateSql(alias, space, dimensions);
-  const state = await spaceState(db, space, dimensions);
+  // Only a store that defers has spaces with a state (createIndexes).
+  const state = canDeferVectors(db) ? await spaceState(db, space, dimensions) : undefined;
   if (!state) return { ...index, indexed: predicate };
-  const indexed = `${predicate} AND ${coveredSql(alias, state.built_through)}`;
-  if (!canDeferVectors(db)) return { ...index, indexed };
   return {
     ...index,
-    indexed,
+    indexed: `${predicate} AND ${coveredSql(alias, state.built_through)}`,
     tail: `${alias}.deferred AND ${alias}.seq > ${Math.trunc(state.built_through)} AND ${predicate}`,
   };
 }
@@ -201,7 +211,7 @@ export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" 
       const { rows } = await tx.query<EmbeddingSpace>(
         "SELECT DISTINCT space, vector_dims(embedding) AS dimensions FROM embeddings",
       );
-      await createIndexes(tx, rows);
+      await createIndexes(tx, rows, canDeferVectors(db));
     } else {
       const { rows } = await tx.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%'",

@@ -100,6 +100,11 @@ describe("deferred vector indexing", () => {
     const deferred = await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred");
     if (!onServer) {
       expect(deferred).toBe(0);
+      // Its index holds every row of the space, as before deferral existed: no state to follow.
+      expect(await state()).toEqual([]);
+      expect((await hnswIndexes()).map((i) => i.indexname)).toEqual([
+        expect.stringMatching(/^embeddings_hnsw_[0-9a-f]{24}$/),
+      ]);
       return;
     }
     // The first jobs saw others queued behind them; the last saw none and indexed at once.
