@@ -4,6 +4,7 @@
 import { pino } from "pino";
 import { DERIVE_JOB } from "../src/derivations/index.js";
 import { startWorker } from "../src/main.js";
+import { sealWorkWaits } from "../src/records/vector-seal.js";
 import type { Worker } from "../src/worker/runner.js";
 import { type Api, runLoad } from "./clients.js";
 import type { WriteRow } from "./corpus.js";
@@ -78,18 +79,12 @@ export function startBenchWorker(system: System): Promise<Worker> {
   return startWorker(system.db, system.config, pino({ level: "silent" }), [DERIVE_JOB]);
 }
 
-// Deferred embeddings the worker has yet to seal into their space's HNSW index (server only).
-const UNSEALED = `SELECT count(*)::int AS n FROM embeddings e
-  JOIN vector_indexes v ON v.space = e.space AND v.dimensions = vector_dims(e.embedding)
-  WHERE e.deferred AND e.seq > v.built_through`;
-
 /**
  * Waits until the running worker has sealed every deferred embedding (src/records/vector-seal.ts),
  * so searches measure the indexed store, not exact scans of a tail.
  */
 export async function waitUntilIndexed(system: System): Promise<void> {
-  if (system.db.kind !== "postgres" || !system.db.hasVector) return;
-  while ((await count(system, UNSEALED)).n > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (await sealWorkWaits(system.db)) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /**

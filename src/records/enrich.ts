@@ -11,6 +11,7 @@ import type { Db, Queryable } from "../platform/db/index.js";
 import { fence, type Job, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
 import { canDeferVectors } from "./embedding-index.js";
+import { ENRICH_JOB } from "./insert.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { type ReadyRecord, recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
@@ -229,6 +230,11 @@ export async function* subBatches<T>(items: T[], size: number): AsyncGenerator<T
   }
 }
 
+/** Whether enrichment jobs wait in the queue: a backlog, whose vectors are indexed in bulk. */
+export async function enrichmentWaits(q: Queryable): Promise<boolean> {
+  return Boolean((await q.query<{ queued: boolean }>(sql.JOBS_QUEUED, [ENRICH_JOB])).rows[0]?.queued);
+}
+
 export function enrichHandler(options: EnrichOptions): JobHandler {
   return async (job: Job, ctx: JobContext) => {
     const ids = (job.payload.record_ids as string[] | undefined) ?? [];
@@ -243,9 +249,7 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
       if (ctx.stopping()) return;
       const results = await compute(chunk, catalog, models);
       // Deferred while more enrichment waits: a backlog's vectors are indexed in bulk.
-      const deferVectors =
-        canDeferVectors(ctx.db) &&
-        Boolean((await ctx.db.query<{ queued: boolean }>(sql.JOBS_QUEUED, [job.kind])).rows[0]?.queued);
+      const deferVectors = canDeferVectors(ctx.db) && (await enrichmentWaits(ctx.db));
       await ctx.db.transaction(async (tx) => {
         await fence(tx, job, ctx.owner);
         await writeResults(tx, ctx.db, {

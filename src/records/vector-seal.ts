@@ -15,8 +15,7 @@ import {
   indexPrefix,
   type SpaceState,
 } from "./embedding-index.js";
-import { ENRICH_JOB } from "./insert.js";
-import * as sql from "./sql.js";
+import { enrichmentWaits } from "./enrich.js";
 
 export interface SealOptions {
   /** A tail at least this long (and a quarter of the index) is built in bulk, not merged. */
@@ -72,10 +71,14 @@ const SEAL_WORK = `
       SELECT 1 FROM pg_indexes i WHERE i.tablename = 'embeddings' AND i.indexname ~ '^embeddings_hnsw_[0-9a-f]{24}_[0-9]+$'
         AND NOT EXISTS (SELECT 1 FROM vector_indexes v WHERE v.index_name = i.indexname)) AS work`;
 
+/** Whether deferred embeddings wait to be sealed (or a failed build's index to be dropped). */
+export async function sealWorkWaits(db: Db): Promise<boolean> {
+  return canDeferVectors(db) && Boolean((await db.query<{ work: boolean }>(SEAL_WORK)).rows[0]?.work);
+}
+
 /** Seals the deferred tail of every space that has one. */
 export async function sealDeferredVectors(db: Db, options: SealOptions): Promise<Sealed[]> {
-  if (!canDeferVectors(db)) return [];
-  if (!(await db.query<{ work: boolean }>(SEAL_WORK)).rows[0]?.work) return [];
+  if (!(await sealWorkWaits(db))) return [];
   return db.session(async (conn) => {
     const { rows: lock } = await conn.query<{ held: boolean }>(
       `SELECT pg_try_advisory_lock(${SEAL_LOCK}) AS held`,
@@ -94,10 +97,6 @@ export async function sealDeferredVectors(db: Db, options: SealOptions): Promise
   });
 }
 
-async function backlogWaits(conn: Queryable): Promise<boolean> {
-  return Boolean((await conn.query<{ queued: boolean }>(sql.JOBS_QUEUED, [ENRICH_JOB])).rows[0]?.queued);
-}
-
 async function sealSpace(
   db: Db,
   conn: Queryable,
@@ -108,17 +107,17 @@ async function sealSpace(
   const tail = (await conn.query<{ rows: number; last: number }>(TAIL, args)).rows[0] ?? { rows: 0, last: 0 };
   if (tail.rows === 0) return undefined;
   const base = { space: space.space, dimensions: space.dimensions };
-  if (await backlogWaits(conn)) {
-    // More is coming: let the tail grow into one build, up to twice the last build's rows (so
-    // each vector is rebuilt a bounded number of times and a search's exact scan stays bounded).
-    if (tail.rows < Math.max(options.bulkMinRows, 2 * space.built_rows)) return undefined;
-    return { ...base, how: "built", rows: await build(db, conn, space, tail.last, options) };
-  }
-  if (tail.rows >= options.bulkMinRows) {
-    const all = (await conn.query<{ rows: number }>(SPACE_ROWS, args.slice(0, 2))).rows[0]?.rows ?? 0;
-    // Building costs ~0.5 ms per vector of the whole space, merging ~3 ms per tail row.
-    if (tail.rows * 4 >= all - tail.rows) {
-      return { ...base, how: "built", rows: await build(db, conn, space, tail.last, options) };
+  const waits = await enrichmentWaits(conn);
+  // More is coming: let the tail grow into one build, up to twice the last build's rows (so each
+  // vector is rebuilt a bounded number of times and a search's exact scan stays bounded).
+  if (waits && tail.rows < Math.max(options.bulkMinRows, 2 * space.built_rows)) return undefined;
+  if (waits || tail.rows >= options.bulkMinRows) {
+    const all = await spaceRows(conn, space);
+    // Once the queue is empty, building costs ~0.5 ms per vector of the whole space, merging
+    // ~3 ms per tail row.
+    if (waits || tail.rows * 4 >= all - tail.rows) {
+      await build(db, conn, space, tail.last, all, options);
+      return { ...base, how: "built", rows: all };
     }
   }
   let merged = 0;
@@ -129,22 +128,26 @@ async function sealSpace(
       ),
     );
     merged += counts.reduce((a, b) => a + b, 0);
-    if (Math.max(...counts) < options.mergeBatch || options.stopping?.() || (await backlogWaits(conn))) break;
+    if (Math.max(...counts) < options.mergeBatch || options.stopping?.() || (await enrichmentWaits(conn)))
+      break;
   }
   return { ...base, how: "merged", rows: merged };
 }
 
-/** Builds the space's index anew over every row up to seq `through`; returns the rows it covers. */
+async function spaceRows(conn: Queryable, space: SpaceRow): Promise<number> {
+  return (await conn.query<{ rows: number }>(SPACE_ROWS, [space.space, space.dimensions])).rows[0]?.rows ?? 0;
+}
+
+/** Builds the space's index anew over its `rows` rows up to seq `through`. */
 async function build(
   db: Db,
   conn: Queryable,
   space: SpaceRow,
   through: number,
+  rows: number,
   options: SealOptions,
-): Promise<number> {
+): Promise<void> {
   const name = indexName(space, through);
-  const rows =
-    (await conn.query<{ rows: number }>(SPACE_ROWS, [space.space, space.dimensions])).rows[0]?.rows ?? 0;
   await conn.query("SELECT set_config('maintenance_work_mem', $1, false)", [options.buildMemory]);
   await conn.exec(createIndexSql(space, through, true));
   await conn.query(
@@ -153,7 +156,6 @@ async function build(
   );
   forgetSpaceStates(db);
   await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${space.index_name}`);
-  return rows;
 }
 
 /**
