@@ -72,8 +72,9 @@ const USE_PURGE_MS = 60_000;
 /** How often deferred vectors are looked for (a tail is searched exactly until sealed). */
 const VECTOR_SEAL_MS = 1_000;
 
-// Rows per merge statement: about 1.5 s of HNSW inserts, so a stopping worker waits little.
-const VECTOR_MERGE_BATCH = 500;
+// Rows per merge statement: about 1.5 s of HNSW inserts on a server, so a stopping worker waits
+// little; embedded storage's statements hold its one connection, so there about 0.1-0.3 s.
+const VECTOR_MERGE_BATCH = { postgres: 500, pglite: 32 } as const;
 
 /** Work the worker does on its clock. */
 export function periodicTasks(
@@ -90,7 +91,7 @@ export function periodicTasks(
         void (await sealDeferredVectors(ctx.db, {
           bulkMinRows: config.vectorBulkMinRows,
           buildMemory: config.vectorBuildMemory,
-          mergeBatch: VECTOR_MERGE_BATCH,
+          mergeBatch: VECTOR_MERGE_BATCH[ctx.db.kind],
           stopping: ctx.stopping,
         })),
     },

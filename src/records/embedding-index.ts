@@ -43,9 +43,9 @@ export function indexPrefix(space: EmbeddingSpace): string {
   return `embeddings_hnsw_${sha256Hex(`${space.space}\u0000${space.dimensions}`).slice(0, 24)}`;
 }
 
-/** A deferring space's index names how far it covers; any other's is the bare prefix. */
-export function indexName(space: EmbeddingSpace, builtThrough?: number): string {
-  return builtThrough === undefined ? indexPrefix(space) : `${indexPrefix(space)}_${builtThrough}`;
+/** A space's index names how far it covers (a space indexed before deferral: the bare prefix). */
+export function indexName(space: EmbeddingSpace, builtThrough: number): string {
+  return `${indexPrefix(space)}_${builtThrough}`;
 }
 
 /**
@@ -61,17 +61,13 @@ function coveredSql(alias: string, builtThrough: number): string {
 // cheaper (m 12 / ef_construction 48: 1.2 ms), but on the bench's filtered workspace-wide reads
 // they found less of the exact top 20 (0.77 against 0.81) unless ef_search doubled, which cost
 // hybrid more than its latency target allows (bench/RESULTS.md, issue 20).
-/**
- * CREATE INDEX of a space's HNSW index: covering deferred rows up to builtThrough, or, without
- * it, every row of the space (where nothing is deferred: embedded storage).
- */
-export function createIndexSql(space: EmbeddingSpace, builtThrough?: number, concurrently = false): string {
+/** CREATE INDEX of a space's HNSW index, covering the deferred rows up to builtThrough. */
+export function createIndexSql(space: EmbeddingSpace, builtThrough: number, concurrently = false): string {
   const index = spaceIndex("embedding", space.dimensions);
   if (!index) throw new Error(`space ${space.space} (${space.dimensions} dimensions) cannot be indexed`);
-  const covered = builtThrough === undefined ? "" : ` AND ${coveredSql("embeddings", builtThrough)}`;
   return `CREATE INDEX ${concurrently ? "CONCURRENTLY " : ""}${indexName(space, builtThrough)} ON embeddings
     USING hnsw (${index.expression} ${index.type}_cosine_ops)
-    WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)}${covered}`;
+    WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${coveredSql("embeddings", builtThrough)}`;
 }
 
 // Two workspaces publishing the same new space at once would race on the index name, and two
@@ -79,12 +75,11 @@ export function createIndexSql(space: EmbeddingSpace, builtThrough?: number, con
 const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
 
 /**
- * Gives each space that has no index one: where embeddings can be deferred, one covering none
- * yet, with its row in vector_indexes; elsewhere one over every row, under the bare prefix and
- * with no row. A server's space indexed before deferral existed has the latter and keeps it: it is
- * never deferred.
+ * Gives each space that has no index one covering no deferred row yet, with its row in
+ * vector_indexes. A space indexed before deferral existed (an index over every row under the bare
+ * prefix, no row) keeps that index and is never deferred.
  */
-async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[], deferring: boolean): Promise<void> {
+async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
   for (const space of spaces) {
     if (!spaceIndex("embedding", space.dimensions)) continue;
     const { rows } = await tx.query(
@@ -93,10 +88,6 @@ async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[], deferring:
       [space.space, space.dimensions, indexPrefix(space)],
     );
     if (rows.length > 0) continue;
-    if (!deferring) {
-      await tx.exec(createIndexSql(space));
-      continue;
-    }
     await tx.exec(createIndexSql(space, 0));
     await tx.query("INSERT INTO vector_indexes (space, dimensions, index_name) VALUES ($1, $2, $3)", [
       space.space,
@@ -107,12 +98,12 @@ async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[], deferring:
 }
 
 /** Creates the HNSW index of each space that has none yet (in the caller's transaction). */
-export function spaceIndexes(db: Pick<Db, "hasVector" | "kind">): SpaceIndexes {
+export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
   return {
     async prepare(tx: Queryable, spaces: EmbeddingSpace[]) {
       if (!db.hasVector || spaces.length === 0) return;
       await tx.query(INDEX_LOCK_SQL);
-      await createIndexes(tx, spaces, canDeferVectors(db));
+      await createIndexes(tx, spaces);
       forgetSpaceStates(db);
     },
   };
@@ -120,11 +111,11 @@ export function spaceIndexes(db: Pick<Db, "hasVector" | "kind">): SpaceIndexes {
 
 /**
  * Whether embeddings may be stored deferred, out of their space's HNSW index until the worker
- * seals them in bulk (src/records/vector-seal.ts): on a server only. PGlite indexes each one at
- * once: its one connection cannot build an index aside while it serves requests.
+ * seals them (src/records/vector-seal.ts): wherever vectors are indexed. A space indexed before
+ * deferral existed (its index over every row, no vector_indexes row) still never defers.
  */
-export function canDeferVectors(db: Pick<Db, "kind" | "hasVector">): boolean {
-  return db.kind === "postgres" && db.hasVector;
+export function canDeferVectors(db: Pick<Db, "hasVector">): boolean {
+  return db.hasVector;
 }
 
 export interface SpaceState {
@@ -175,8 +166,7 @@ export async function spaceReads(
   const index = spaceIndex(`${alias}.embedding`, dimensions);
   if (!index) return undefined;
   const predicate = spacePredicateSql(alias, space, dimensions);
-  // Only a store that defers has spaces with a state (createIndexes).
-  const state = canDeferVectors(db) ? await spaceState(db, space, dimensions) : undefined;
+  const state = await spaceState(db, space, dimensions);
   if (!state) return { ...index, indexed: predicate };
   return {
     ...index,
@@ -211,7 +201,7 @@ export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" 
       const { rows } = await tx.query<EmbeddingSpace>(
         "SELECT DISTINCT space, vector_dims(embedding) AS dimensions FROM embeddings",
       );
-      await createIndexes(tx, rows, canDeferVectors(db));
+      await createIndexes(tx, rows);
     } else {
       const { rows } = await tx.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%'",

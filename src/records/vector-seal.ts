@@ -1,11 +1,13 @@
-// Sealing deferred embeddings into their space's HNSW index (server only; migration 0018). An
-// HNSW insert walks the on-disk graph and re-prunes its neighbours one vector at a time: about
-// 5x the CPU per vector of building the graph in memory (bench/RESULTS.md, issue 20). So while an
-// enrichment backlog waits, its embeddings are stored deferred and searched exactly, and this
-// periodic task indexes them: a small tail row by row (an UPDATE that puts each into the current
-// index), a large one by building the space's index anew with CREATE INDEX CONCURRENTLY over
+// Sealing deferred embeddings into their space's HNSW index (migration 0018). An HNSW insert
+// walks the on-disk graph and re-prunes its neighbours one vector at a time: about 5x the CPU per
+// vector of building the graph in memory (bench/RESULTS.md, issue 20). So while an enrichment
+// backlog waits, its embeddings are stored deferred and searched exactly, and this periodic task
+// indexes them: a small tail row by row (an UPDATE that puts each into the current index), and on
+// a server a large one by building the space's index anew with CREATE INDEX CONCURRENTLY over
 // every row up to the tail's last seq, then switching vector_indexes to it and dropping the old
 // one. Searches never wait for either, and find every row throughout (src/search/candidates.ts).
+// Embedded storage only merges, in small batches once the backlog is gone: its one connection
+// cannot build an index aside, and a build would stop every request for as long as it takes.
 import type { Db, Queryable } from "../platform/db/index.js";
 import {
   canDeferVectors,
@@ -22,7 +24,7 @@ export interface SealOptions {
   bulkMinRows: number;
   /** maintenance_work_mem of a bulk build: the graph is built fast only while it fits. */
   buildMemory: string;
-  /** Rows merged per statement. */
+  /** Rows merged per statement (each holds embedded storage's one connection). */
   mergeBatch: number;
   /** True once the caller is stopping: a merge stops between batches. */
   stopping?(): boolean;
@@ -60,6 +62,11 @@ const MERGE = `
   WHERE e.workspace_id = t.workspace_id AND e.record_id = t.record_id AND e.space = t.space`;
 const MERGE_STREAMS = 2;
 
+/** Whether a space's index can be built anew beside the one searches use: on a server. */
+function buildsAside(db: Pick<Db, "kind">): boolean {
+  return db.kind === "postgres";
+}
+
 // Whether there is anything to seal or clean up: a deferred row past its space's build, or an
 // index of a space's series that vector_indexes does not name. Asked on the pool every second,
 // so that a worker opens its sealing connection only when there is work.
@@ -84,16 +91,21 @@ export async function sealDeferredVectors(db: Db, options: SealOptions): Promise
       `SELECT pg_try_advisory_lock(${SEAL_LOCK}) AS held`,
     );
     if (!lock[0]?.held) return [];
-    const sealed: Sealed[] = [];
-    const { rows: spaces } = await conn.query<SpaceRow>(
-      "SELECT space, dimensions, index_name, built_through, built_rows FROM vector_indexes ORDER BY space, dimensions",
-    );
-    for (const space of spaces) {
-      await dropStrayIndexes(conn, space);
-      const done = await sealSpace(db, conn, space, options);
-      if (done) sealed.push(done);
+    try {
+      const sealed: Sealed[] = [];
+      const { rows: spaces } = await conn.query<SpaceRow>(
+        "SELECT space, dimensions, index_name, built_through, built_rows FROM vector_indexes ORDER BY space, dimensions",
+      );
+      for (const space of spaces) {
+        await dropStrayIndexes(conn, space);
+        const done = await sealSpace(db, conn, space, options);
+        if (done) sealed.push(done);
+      }
+      return sealed;
+    } finally {
+      // Embedded storage's session is its one lasting connection.
+      await conn.query(`SELECT pg_advisory_unlock(${SEAL_LOCK})`);
     }
-    return sealed;
   });
 }
 
@@ -108,10 +120,12 @@ async function sealSpace(
   if (tail.rows === 0) return undefined;
   const base = { space: space.space, dimensions: space.dimensions };
   const waits = await enrichmentWaits(conn);
-  // More is coming: let the tail grow into one build, up to twice the last build's rows (so each
-  // vector is rebuilt a bounded number of times and a search's exact scan stays bounded).
-  if (waits && tail.rows < Math.max(options.bulkMinRows, 2 * space.built_rows)) return undefined;
-  if (waits || tail.rows >= options.bulkMinRows) {
+  const bulk = buildsAside(db);
+  // While more enrichment waits, a server lets the tail grow into one build, up to twice the last
+  // build's rows (so each vector is rebuilt a bounded number of times and a search's exact scan
+  // stays bounded); embedded storage merges once the backlog is done, not in its way.
+  if (waits && !(bulk && tail.rows >= Math.max(options.bulkMinRows, 2 * space.built_rows))) return undefined;
+  if (bulk && (waits || tail.rows >= options.bulkMinRows)) {
     const all = await spaceRows(conn, space);
     // Once the queue is empty, building costs ~0.5 ms per vector of the whole space, merging
     // ~3 ms per tail row.
@@ -120,14 +134,19 @@ async function sealSpace(
       return { ...base, how: "built", rows: all };
     }
   }
+  const streams = bulk ? MERGE_STREAMS : 1;
   let merged = 0;
   for (;;) {
+    // Embedded storage runs SQL on this thread: let requests in between statements.
+    await new Promise((resolve) => setImmediate(resolve));
     const counts = await Promise.all(
-      Array.from({ length: MERGE_STREAMS }, (_, stream) =>
-        db.query(MERGE, [...args, options.mergeBatch, MERGE_STREAMS, stream]).then((r) => r.rowCount),
+      Array.from({ length: streams }, (_, stream) =>
+        db.query(MERGE, [...args, options.mergeBatch, streams, stream]).then((r) => r.rowCount),
       ),
     );
-    merged += counts.reduce((a, b) => a + b, 0);
+    const rows = counts.reduce((a, b) => a + b, 0);
+    db.noteWrites(rows, "embeddings");
+    merged += rows;
     if (Math.max(...counts) < options.mergeBatch || options.stopping?.() || (await enrichmentWaits(conn)))
       break;
   }

@@ -1,7 +1,7 @@
-// Deferred vector indexing (src/records/vector-seal.ts): on a server, embeddings written while an
-// enrichment backlog waits are stored out of the HNSW index and scanned exactly until the worker
-// seals them, merged row by row or built into a new index in bulk. Embedded storage indexes every
-// embedding at once. Either way every ready record is found, exactly once.
+// Deferred vector indexing (src/records/vector-seal.ts): embeddings written while an enrichment
+// backlog waits are stored out of the HNSW index and scanned exactly until the worker seals them,
+// merged row by row or, on a server, built into a new index in bulk (embedded storage only
+// merges). Either way every ready record is found, exactly once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { type SealOptions, sealDeferredVectors } from "../../src/records/vector-seal.js";
@@ -96,17 +96,13 @@ describe("deferred vector indexing", () => {
   });
   afterAll(() => t.close());
 
-  it("a backlog's embeddings are stored deferred on a server, never on embedded storage", async () => {
+  it("a backlog's embeddings are stored deferred, out of the space's first index", async () => {
     const deferred = await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred");
-    if (!onServer) {
-      expect(deferred).toBe(0);
-      // Its index holds every row of the space, as before deferral existed: no state to follow.
-      expect(await state()).toEqual([]);
-      expect((await hnswIndexes()).map((i) => i.indexname)).toEqual([
-        expect.stringMatching(/^embeddings_hnsw_[0-9a-f]{24}$/),
-      ]);
-      return;
-    }
+    const [space] = await state();
+    expect(space).toMatchObject({ built_through: 0, built_rows: 0 });
+    expect(await hnswIndexes()).toEqual([
+      { indexname: expect.stringMatching(/^embeddings_hnsw_[0-9a-f]{24}_0$/), valid: true },
+    ]);
     // The first jobs saw others queued behind them; the last saw none and indexed at once.
     expect(deferred).toBeGreaterThan(0);
     expect(deferred).toBeLessThan(60);
@@ -116,7 +112,7 @@ describe("deferred vector indexing", () => {
     await expectAllFound(TEXTS.slice(0, 60));
   });
 
-  it.runIf(onServer)("a small tail is merged into the current index row by row", async () => {
+  it("a small tail is merged into the current index row by row", async () => {
     const tail = await deferredTail();
     const [before] = await state();
     expect(await seal(t.db)).toEqual([{ space: before?.space, dimensions: 256, how: "merged", rows: tail }]);
@@ -126,17 +122,56 @@ describe("deferred vector indexing", () => {
     await expectAllFound(TEXTS.slice(0, 60));
   });
 
+  it("while enrichment waits in the queue, a tail short of a build is left alone", async () => {
+    await t.writeRecords(headers, [
+      { collection: "customer_events", entity: "c-1", type: "note", text: "queued alone" },
+    ]);
+    await t.db.exec("UPDATE embeddings SET deferred = true WHERE seq = (SELECT max(seq) FROM embeddings)");
+    expect(await deferredTail()).toBe(1);
+    expect(await seal(t.db)).toEqual([]);
+    expect(await deferredTail()).toBe(1);
+    const worker = await startTestWorker(t.db);
+    try {
+      await waitFor(
+        async () => (await count("SELECT count(*)::int AS n FROM records WHERE NOT ready")) === 0,
+      );
+    } finally {
+      await worker.stop();
+    }
+    written += 1;
+    expect((await seal(t.db))[0]).toMatchObject({ how: "merged", rows: 1 });
+    expect(await deferredTail()).toBe(0);
+  });
+
+  it.runIf(!onServer)(
+    "embedded storage merges a large tail too: it never builds an index aside",
+    async () => {
+      await writeBacklog(TEXTS.slice(60, 120));
+      const tail = await deferredTail();
+      expect(tail).toBeGreaterThan(0);
+      const before = await state();
+      const indexes = await hnswIndexes();
+      expect(await seal(t.db, { bulkMinRows: 1 })).toEqual([
+        { space: before[0]?.space, dimensions: 256, how: "merged", rows: tail },
+      ]);
+      expect(await deferredTail()).toBe(0);
+      expect(await state()).toEqual(before);
+      expect(await hnswIndexes()).toEqual(indexes);
+      await expectAllFound(TEXTS.slice(0, 120));
+    },
+  );
+
   it.runIf(onServer)("a large tail is built into a new index, which replaces the old one", async () => {
     await writeBacklog(TEXTS.slice(60, 120));
     const tail = await deferredTail();
     expect(tail).toBeGreaterThan(0);
     const [before] = await state();
     const sealed = await seal(t.db, { bulkMinRows: 1 });
-    expect(sealed).toEqual([{ space: before?.space, dimensions: 256, how: "built", rows: 120 }]);
+    expect(sealed).toEqual([{ space: before?.space, dimensions: 256, how: "built", rows: 121 }]);
     const [after] = await state();
     const last = await count("SELECT max(seq)::int AS n FROM embeddings WHERE deferred");
     expect(after?.built_through).toBe(last);
-    expect(after?.built_rows).toBe(120);
+    expect(after?.built_rows).toBe(121);
     expect(after?.index_name).toBe(before?.index_name.replace(/_\d+$/, `_${last}`));
     expect(await hnswIndexes()).toEqual([{ indexname: after?.index_name, valid: true }]);
     expect(await deferredTail()).toBe(0);
@@ -167,31 +202,25 @@ describe("deferred vector indexing", () => {
     },
   );
 
-  it.runIf(onServer)(
-    "an index a failed or interrupted build left behind is dropped by the next seal",
-    async () => {
-      const [current] = await state();
-      const name = current?.index_name as string;
-      const stray = name.replace(/_\d+$/, "_999999999");
-      const definition = (
-        await t.db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [name])
-      ).rows[0]?.indexdef as string;
-      await t.db.exec(definition.replace(name, stray));
-      expect(await hnswIndexes()).toHaveLength(2);
-      expect(await seal(t.db)).toEqual([]);
-      expect(await hnswIndexes()).toEqual([{ indexname: name, valid: true }]);
-    },
-  );
+  it("an index a failed or interrupted build left behind is dropped by the next seal", async () => {
+    const [current] = await state();
+    const name = current?.index_name as string;
+    const stray = name.replace(/_\d+$/, "_999999999");
+    const definition = (
+      await t.db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [name])
+    ).rows[0]?.indexdef as string;
+    await t.db.exec(definition.replace(name, stray));
+    expect(await hnswIndexes()).toHaveLength(2);
+    expect(await seal(t.db)).toEqual([]);
+    expect(await hnswIndexes()).toEqual([{ indexname: name, valid: true }]);
+  });
 
-  it.runIf(onServer)(
-    "a space indexed before deferral existed (no vector_indexes row) is never deferred",
-    async () => {
-      await t.db.exec("DELETE FROM vector_indexes");
-      const before = await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred");
-      await writeBacklog(TEXTS.slice(200, 220));
-      expect(await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred")).toBe(before);
-    },
-  );
+  it("a space indexed before deferral existed (no vector_indexes row) is never deferred", async () => {
+    await t.db.exec("DELETE FROM vector_indexes");
+    const before = await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred");
+    await writeBacklog(TEXTS.slice(200, 220));
+    expect(await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred")).toBe(before);
+  });
 
   async function indexScans(name: string): Promise<number> {
     await t.db.query("SELECT pg_stat_force_next_flush()");
