@@ -4,7 +4,16 @@ import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spaceReads } from "../records/index.js";
-import { candidateColumns, filterSql, orderSql, Params, TEXT_MATCHES, textTerms, tsQuerySql } from "./sql.js";
+import {
+  candidateColumns,
+  candidateRows,
+  filterSql,
+  orderSql,
+  Params,
+  TEXT_MATCHES,
+  textTerms,
+  tsQuerySql,
+} from "./sql.js";
 import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
 
@@ -37,8 +46,8 @@ function embeddingJoin(params: Params, query: QueryVector): string {
   return `JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(query.space)}`;
 }
 
-async function run(db: Db, sql: string, params: Params): Promise<Candidate[]> {
-  return (await db.query<Candidate>(sql, params.values)).rows;
+function run(db: Db, sql: string, params: Params): Promise<Candidate[]> {
+  return candidateRows(db, sql, params.values);
 }
 
 export interface ProposeInput {

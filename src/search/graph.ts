@@ -32,7 +32,7 @@ import type { ParamDecl } from "../catalog/params.js";
 import { validateArguments } from "../catalog/params.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { GraphMapping, ViewDef } from "../catalog/views.js";
-import { type Db, storageLayout } from "../platform/db/index.js";
+import { type Db, queryRowsAsJson, storageLayout } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { collectionVersionSql, fieldValueSql } from "./field-sql.js";
 import { HIT_TEXT_CHARS, shortenMiddle } from "./shape.js";
@@ -156,7 +156,7 @@ export async function loadLinks(
       AND ${LIVE}
   ) e`;
   if (predicates.length) filters.push(`e.predicate = ANY(${params.add(predicates)}::text[])`);
-  const { rows } = await db.query<LinkRow>(`${sql} WHERE ${filters.join(" AND ")}`, params.values);
+  const rows = await queryRowsAsJson<LinkRow>(db, `${sql} WHERE ${filters.join(" AND ")}`, params.values);
   const profileOf = new Map(versions.map((def) => [def.version, def.search_profile]));
   const links = rows.map(({ collection_version, ...link }) => {
     const profile = profileOf.get(Number(collection_version)) as string;
@@ -369,7 +369,8 @@ async function loadOrphans(
 ): Promise<{ rows: NodeRow[]; versions: CollectionDef[] }> {
   const versions = listedVersions(catalog, nodesCollection);
   if (versions.length === 0) return { rows: [], versions };
-  const { rows } = await db.query<NodeRow>(
+  const rows = await queryRowsAsJson<NodeRow>(
+    db,
     `SELECT r.id, r.collection_version, r.entity, r.key, r.text, r.content FROM records r
     WHERE r.workspace_id = $1 AND r.collection = $2 AND r.collection_version = ANY($3::int[])
       AND ${CURRENT_ACTIVE}

@@ -2,8 +2,10 @@
 // against the records table itself (the system of record), so nothing is re-checked later.
 import type { FieldCondition, OrderBy, SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef, FieldDecl } from "../catalog/types.js";
+import { type Db, parseJsonTimestamptz, queryRowsAsJson } from "../platform/db/index.js";
 import { SYSTEM_COLLECTION } from "../records/index.js";
 import { collectionVersionSql, fieldValueSql, jsonAt } from "./field-sql.js";
+import type { Candidate } from "./types.js";
 
 export class Params {
   readonly values: unknown[] = [];
@@ -24,6 +26,41 @@ export function candidateColumns(lastAccessed = false): string {
     : "NULL::timestamptz";
   return `r.id, r.seq, r.collection, r.collection_version, r.entity, r.type, r.key, r.status,
   r.depth, r.run_id, r.text, r.content, r.scores, r.annotations, r.occurred_at, r.created_at, ${access} AS last_accessed`;
+}
+
+/** A candidate as PGlite's JSON rows render it (queryRowsAsJson). */
+type JsonCandidate = Omit<
+  Candidate,
+  "occurred_at" | "created_at" | "last_accessed" | "similarity" | "text_match"
+> & {
+  occurred_at: Date | string;
+  created_at: Date | string;
+  last_accessed: Date | string | null;
+  similarity?: number | string | null;
+  text_match?: number | string | null;
+};
+
+const asDate = (value: Date | string): Date =>
+  typeof value === "string" ? parseJsonTimestamptz(value) : value;
+
+/** Runs a statement selecting candidateColumns (and signals): search reads hundreds per request. */
+export async function candidateRows<T extends Candidate>(
+  db: Db,
+  sql: string,
+  values: unknown[],
+): Promise<T[]> {
+  const rows = await queryRowsAsJson<JsonCandidate>(db, sql, values);
+  return rows.map(
+    (row) =>
+      ({
+        ...row,
+        occurred_at: asDate(row.occurred_at),
+        created_at: asDate(row.created_at),
+        last_accessed: row.last_accessed === null ? null : asDate(row.last_accessed),
+        ...(typeof row.similarity === "string" ? { similarity: Number(row.similarity) } : {}),
+        ...(typeof row.text_match === "string" ? { text_match: Number(row.text_match) } : {}),
+      }) as unknown as T,
+  );
 }
 
 /**

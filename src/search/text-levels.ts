@@ -6,7 +6,7 @@
 // down: the records holding at least d of the words (a conjunction the full-text index answers
 // without reading the others), then, at the lowest level, where every record left ranks the
 // same, the newest matches, until the k-th best found ranks above the next level.
-import type { Params } from "./sql.js";
+import { candidateRows, type Params } from "./sql.js";
 import { anyLexemeQuery, atLeastQuery, byRank, PER_OCCURRENCE, RANK_SLACK } from "./text-rank.js";
 import type { TieredQuery } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
@@ -52,7 +52,7 @@ function statementBase(query: TieredQuery, found: Candidate[]) {
 }
 
 async function select(query: TieredQuery, sql: string, params: Params): Promise<Candidate[]> {
-  return (await query.db.query<Candidate>(sql, params.values)).rows;
+  return candidateRows(query.db, sql, params.values);
 }
 
 /**

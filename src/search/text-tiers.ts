@@ -8,7 +8,7 @@
 // other matches; below the lowest tier the rest is read by level (text-levels.ts). Queries the
 // tiers cannot express (quoted phrases, a term that is several lexemes) score every match.
 import type { Db } from "../platform/db/index.js";
-import { type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
+import { candidateRows, type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
 import { completeByLevels } from "./text-levels.js";
 import { anyLexemeQuery, byRank, PER_OCCURRENCE, RANK_SLACK } from "./text-rank.js";
 import { estimate, lexemeStats, tierStats } from "./text-stats.js";
@@ -198,7 +198,8 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
  */
 async function topUp(query: TieredQuery, rows: Candidate[]): Promise<Candidate[]> {
   const { params, where, tsq, columns } = query.base();
-  const { rows: more } = await query.db.query<Candidate>(
+  const more = await candidateRows(
+    query.db,
     `SELECT ${query.select}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q, ${TEXT_MATCHES}
      WHERE ${where} AND r.id <> ALL(${params.add(rows.map((row) => row.id))}::uuid[])
@@ -266,7 +267,8 @@ async function rankTiers(
        WHERE ${where} ${match}`
       : "";
   // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate.
-  const { rows } = await query.db.query<Candidate & { walked_round: number }>(
+  const rows = await candidateRows<Candidate & { walked_round: number }>(
+    query.db,
     `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk},
      best AS (
        SELECT DISTINCT u.id, u.seq, u.rank FROM walk w, unnest(w.ids, w.seqs, w.ranks) AS u(id, seq, rank)

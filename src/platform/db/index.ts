@@ -1,10 +1,12 @@
 export { DataDirLockedError } from "./datadir-lock.js";
+export { queryRowsAsJson } from "./json-rows.js";
 export { sqlLiteral, sqlTextArray } from "./literal.js";
 export { loadMigrations, migrate } from "./migrate.js";
 export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";
 export { openPostgres } from "./postgres.js";
 export { maintenanceWarnings } from "./server-maintenance.js";
+export { parseJsonTimestamptz } from "./timestamps.js";
 export {
   type Db,
   type DbKind,

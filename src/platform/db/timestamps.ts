@@ -72,3 +72,8 @@ export function parseTimestamptz(text: string): Date {
   const offsetSeconds = Number(oh) * 3600 + Number(om ?? 0) * 60 + Number(os ?? 0);
   return new Date(date.getTime() - (sign === "-" ? -offsetSeconds : offsetSeconds) * 1000);
 }
+
+/** A timestamptz as JSON renders it ("YYYY-MM-DDTHH:MM:SS...", XSD style), as a Date. */
+export function parseJsonTimestamptz(text: string): Date {
+  return parseTimestamptz(text.replace("T", " "));
+}
