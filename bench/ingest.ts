@@ -89,7 +89,7 @@ export async function waitUntilIndexed(system: System): Promise<void> {
 
 /**
  * The worker makes the backlog (every row written while it was stopped) ready, then indexed:
- * on a server a backlog's embeddings are searched exactly until the worker builds their index.
+ * a backlog's embeddings are searched exactly until the worker seals them into their index.
  */
 export async function drainBacklog(
   system: System,
