@@ -64,7 +64,11 @@ describe("deferred vector indexing", () => {
       );
     }
     written += texts.length;
-    // The test worker runs no periodic task: nothing is sealed until a test seals it.
+    await enrichAll();
+  }
+
+  /** Runs a worker until every record is ready. It runs no periodic task: nothing is sealed. */
+  async function enrichAll(): Promise<void> {
     const worker = await startTestWorker(t.db);
     try {
       await waitFor(
@@ -130,14 +134,7 @@ describe("deferred vector indexing", () => {
     expect(await deferredTail()).toBe(1);
     expect(await seal(t.db)).toEqual([]);
     expect(await deferredTail()).toBe(1);
-    const worker = await startTestWorker(t.db);
-    try {
-      await waitFor(
-        async () => (await count("SELECT count(*)::int AS n FROM records WHERE NOT ready")) === 0,
-      );
-    } finally {
-      await worker.stop();
-    }
+    await enrichAll();
     written += 1;
     expect((await seal(t.db))[0]).toMatchObject({ how: "merged", rows: 1 });
     expect(await deferredTail()).toBe(0);
