@@ -28,39 +28,30 @@ export function candidateColumns(lastAccessed = false): string {
   r.depth, r.run_id, r.text, r.content, r.scores, r.annotations, r.occurred_at, r.created_at, ${access} AS last_accessed`;
 }
 
-/** A candidate as PGlite's JSON rows render it (queryRowsAsJson). */
-type JsonCandidate = Omit<
-  Candidate,
-  "occurred_at" | "created_at" | "last_accessed" | "similarity" | "text_match"
-> & {
-  occurred_at: Date | string;
-  created_at: Date | string;
-  last_accessed: Date | string | null;
-  similarity?: number | string | null;
-  text_match?: number | string | null;
-};
-
-const asDate = (value: Date | string): Date =>
-  typeof value === "string" ? parseJsonTimestamptz(value) : value;
-
-/** Runs a statement selecting candidateColumns (and signals): search reads hundreds per request. */
+/**
+ * Runs a statement selecting candidateColumns (and signals): search reads hundreds per request.
+ * PGlite's rows come as JSON (queryRowsAsJson) and get their timestamps and non-finite signals
+ * back in place; a server's rows are returned as they are.
+ */
 export async function candidateRows<T extends Candidate>(
   db: Db,
   sql: string,
   values: unknown[],
 ): Promise<T[]> {
-  const rows = await queryRowsAsJson<JsonCandidate>(db, sql, values);
-  return rows.map(
-    (row) =>
-      ({
-        ...row,
-        occurred_at: asDate(row.occurred_at),
-        created_at: asDate(row.created_at),
-        last_accessed: row.last_accessed === null ? null : asDate(row.last_accessed),
-        ...(typeof row.similarity === "string" ? { similarity: Number(row.similarity) } : {}),
-        ...(typeof row.text_match === "string" ? { text_match: Number(row.text_match) } : {}),
-      }) as unknown as T,
-  );
+  const rows = await queryRowsAsJson<Record<string, unknown>>(db, sql, values);
+  if (db.kind === "pglite") {
+    for (const row of rows) {
+      for (const column of ["occurred_at", "created_at", "last_accessed"]) {
+        const value = row[column];
+        if (typeof value === "string") row[column] = parseJsonTimestamptz(value);
+      }
+      for (const column of ["similarity", "text_match"]) {
+        const value = row[column];
+        if (typeof value === "string") row[column] = Number(value);
+      }
+    }
+  }
+  return rows as T[];
 }
 
 /**
