@@ -79,12 +79,24 @@ export function startBenchWorker(system: System): Promise<Worker> {
   return startWorker(system.db, system.config, pino({ level: "silent" }), [DERIVE_JOB]);
 }
 
+// Deferred embeddings past their space's last build: what the sealer has left to index.
+const UNSEALED = `SELECT count(*)::int AS n FROM vector_indexes v
+  JOIN embeddings e ON e.deferred AND e.space = v.space AND e.seq > v.built_through`;
+
 /**
  * Waits until the running worker has sealed every deferred embedding (src/records/vector-seal.ts),
  * so searches measure the indexed store, not exact scans of a tail.
  */
-export async function waitUntilIndexed(system: System): Promise<void> {
-  while (await sealWorkWaits(system.db)) await new Promise((resolve) => setTimeout(resolve, 100));
+export async function waitUntilIndexed(system: System, log: (line: string) => void): Promise<void> {
+  let nextReport = performance.now() + 60_000;
+  while (await sealWorkWaits(system.db)) {
+    if (performance.now() > nextReport) {
+      // Progress on long merges (PGlite merges a 100k backlog for minutes): once a minute.
+      log(`  ... ${(await count(system, UNSEALED)).n} embeddings still to index`);
+      nextReport = performance.now() + 60_000;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
@@ -100,7 +112,7 @@ export async function drainBacklog(
   const worker = await startBenchWorker(system);
   await waitUntilReady(system, log);
   const figure = throughput(backlog, (performance.now() - started) / 1000);
-  await waitUntilIndexed(system);
+  await waitUntilIndexed(system, log);
   return { worker, figure, indexed: throughput(backlog, (performance.now() - started) / 1000) };
 }
 
@@ -118,6 +130,6 @@ export async function writeToReady(
   await writeRows(api, key, rows, 100, clients);
   await waitUntilReady(system, log);
   const figure = throughput(rows.length, (performance.now() - started) / 1000);
-  await waitUntilIndexed(system);
+  await waitUntilIndexed(system, log);
   return { figure, indexed: throughput(rows.length, (performance.now() - started) / 1000) };
 }
