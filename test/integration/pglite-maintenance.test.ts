@@ -10,20 +10,16 @@ const OPTIONS = { vacuumAfterRows: 10, quietMs: 100, maxDelayMs: 1000 };
 
 describe.skipIf(onServer)("PGlite maintenance", () => {
   let db: Db;
-  const vacuums = async (table = "maintained") =>
+  // How many times a table was vacuumed or analyzed (VACUUM ANALYZE counts as both).
+  const counted = (column: "vacuum_count" | "analyze_count") => async (table: string) =>
     (
       await db.query<{ n: number }>(
-        "SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = $1",
+        `SELECT ${column}::int AS n FROM pg_stat_user_tables WHERE relname = $1`,
         [table],
       )
     ).rows[0]?.n;
-  const analyzes = async (table: string) =>
-    (
-      await db.query<{ n: number }>(
-        "SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = $1",
-        [table],
-      )
-    ).rows[0]?.n;
+  const vacuums = (table = "maintained") => counted("vacuum_count")(table);
+  const analyzes = counted("analyze_count");
   const advance = async (ms: number) => {
     await vi.advanceTimersByTimeAsync(ms);
     // The vacuum is queued on PGlite's one connection: a statement after it waits for it.

@@ -89,8 +89,8 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
       .catch(() => undefined)
       .finally(() => {
         running = false;
-        const took = performance.now() - started;
-        analyzeFreeAt = performance.now() + took * (1 / ANALYZE_SHARE - 1);
+        const ended = performance.now();
+        analyzeFreeAt = ended + (ended - started) * (1 / ANALYZE_SHARE - 1);
         if (owed) armOwed(owed.target);
       });
   };
