@@ -9,6 +9,7 @@ import type { Db } from "../platform/db/index.js";
 import { storageLayout } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { markAccessed } from "../records/index.js";
+import { readBodies, shown } from "./bodies.js";
 import { type Proposal, propose, type QueryVector } from "./candidates.js";
 import { applyBoost, fuseRrf } from "./fusion.js";
 import { type GraphBoostReport, graphBoost, type Scored } from "./graph-boost.js";
@@ -136,10 +137,13 @@ export async function executeSearch(
     ranked = boosted.ranked;
     graphBoostReport = boosted.report;
   }
+  // The shown records (the first k after rerank, so of the first max(k, top_n) before it).
+  const read = await readBodies(deps.db, workspaceId, ranked, Math.max(spec.k, spec.rerank?.top_n ?? 0));
+  ranked = read.ranked;
   let rerankReport: RerankReport | undefined;
   if (spec.rerank) {
     const judged = await rerankTop(
-      { models: deps.models(catalog), rerank: spec.rerank, q: spec.q as string },
+      { models: deps.models(catalog), rerank: spec.rerank, q: spec.q as string, bodies: read.bodies },
       ranked,
     );
     ranked = judged.ranked;
@@ -148,7 +152,7 @@ export async function executeSearch(
   }
   // Scores span the whole pool (every candidate, or every merged record), after every boost.
   const scores = kind === "structured" ? undefined : minMaxScores(ranked.map((r) => r.rank_score));
-  const top = ranked.slice(0, spec.k);
+  const top = ranked.slice(0, spec.k).map((r) => ({ ...r, candidate: shown(read.bodies, r.candidate) }));
   const hits = top.map((r, i) => {
     const declaration = catalog.index.collections.get(
       `${r.candidate.collection}@${r.candidate.collection_version}`,

@@ -13,7 +13,7 @@
 // - Every part of every row, and the preamble, is escaped exactly once (& < > to &amp; &lt;
 //   &gt;) as the last step of building it, so nothing is ever escaped twice; raw text that
 //   already contains "&amp;" correctly renders as "&amp;amp;".
-// - Only the Candidate's own columns are read, so include/fields/annotations cannot change rows.
+// - Only the record's own columns are read, so include/fields/annotations cannot change rows.
 // - With a fence: `[<preamble>\n]<tag untrusted="true">\n<row>\n...<row>\n</tag>`; an empty
 //   preamble is left out; no rows gives `<tag untrusted="true">\n</tag>`. Without a fence the
 //   rows are joined by "\n" (no trailing newline); no rows gives "".
@@ -34,7 +34,7 @@
 import { encode } from "gpt-tokenizer";
 import type { CatalogIndex } from "../catalog/index.js";
 import { shortenMiddle } from "./shape.js";
-import type { Candidate } from "./types.js";
+import type { ShownCandidate } from "./types.js";
 
 /** Text characters per rendered row (spec Limits: "rendered text per row"). */
 export const RENDER_TEXT_CHARS = 500;
@@ -84,7 +84,7 @@ function utcSeconds(date: Date): string {
 
 /** What a rendered row shows of a record. */
 export type RowRecord = Pick<
-  Candidate,
+  ShownCandidate,
   "id" | "occurred_at" | "collection" | "type" | "key" | "scores" | "text"
 >;
 

@@ -10,6 +10,7 @@
 //   never falls back silently to an order the caller did not ask for.
 import type { Rerank } from "../catalog/search-spec.js";
 import { type Models, modelAppError } from "../models/index.js";
+import { type Bodies, shown } from "./bodies.js";
 import type { Scored } from "./graph-boost.js";
 import { HIT_TEXT_CHARS, shortenMiddle } from "./shape.js";
 
@@ -20,8 +21,9 @@ export interface RerankReport {
   judged_records: number;
 }
 
+/** Reranks the first top_n of the ranked pool, whose bodies (texts) were read. */
 export async function rerankTop(
-  input: { models: Models; rerank: Rerank; q: string },
+  input: { models: Models; rerank: Rerank; q: string; bodies: Bodies },
   ranked: readonly Scored[],
 ): Promise<{ ranked: Scored[]; report: RerankReport }> {
   const judged = ranked.slice(0, input.rerank.top_n);
@@ -29,7 +31,7 @@ export async function rerankTop(
   try {
     result = await input.models.rerank(input.rerank.model, {
       query: input.q,
-      documents: judged.map((r) => shortenMiddle(r.candidate.text, HIT_TEXT_CHARS)),
+      documents: judged.map((r) => shortenMiddle(shown(input.bodies, r.candidate).text, HIT_TEXT_CHARS)),
     });
   } catch (error) {
     throw modelAppError(error, "rerank");

@@ -11,7 +11,7 @@
 import { fieldValue } from "../catalog/collections.js";
 import { INCLUDE_FIELDS, type IncludeField } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
-import type { Candidate } from "./types.js";
+import type { ShownCandidate } from "./types.js";
 
 /** Hit text limit (spec Limits: "hit text"). */
 export const HIT_TEXT_CHARS = 2000;
@@ -53,7 +53,7 @@ export interface ShapeRequest {
   annotations: readonly string[];
 }
 
-function includedValue(candidate: Candidate, field: IncludeField): unknown {
+function includedValue(candidate: ShownCandidate, field: IncludeField): unknown {
   switch (field) {
     case "text":
       return shortenMiddle(candidate.text, HIT_TEXT_CHARS);
@@ -77,7 +77,7 @@ function includedValue(candidate: Candidate, field: IncludeField): unknown {
  * collection version (fields are read through its paths); a mismatch is a programming error.
  */
 export function shapeHit(
-  candidate: Candidate,
+  candidate: ShownCandidate,
   request: ShapeRequest,
   declaration: CollectionDef,
 ): Record<string, unknown> {

@@ -1,6 +1,9 @@
 // What search execution passes between its stages.
 
-/** One candidate record with everything ranking, shaping and rendering read. */
+/**
+ * One candidate record with what ranking reads (scores, signals, times) and what fusion, graph
+ * boost and rendering read beside it. Its body (RecordBody) is read for the shown records only.
+ */
 export interface Candidate {
   id: string;
   seq: number;
@@ -12,10 +15,7 @@ export interface Candidate {
   status: "active" | "draft";
   depth: number;
   run_id: string | null;
-  text: string;
-  content: Record<string, unknown>;
   scores: Record<string, number>;
-  annotations: Record<string, unknown>;
   occurred_at: Date;
   created_at: Date;
   /** When a search last returned the record (null: never). */
@@ -25,3 +25,13 @@ export interface Candidate {
   /** Full-text rank of the query, 0 upward (text and hybrid candidates). */
   text_match?: number;
 }
+
+/** What a hit, a rendered row or a rerank judge reads of a record beyond ranking (src/search/bodies.ts). */
+export interface RecordBody {
+  text: string;
+  content: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+}
+
+/** A record a search shows: its candidate columns and its body. */
+export type ShownCandidate = Candidate & RecordBody;

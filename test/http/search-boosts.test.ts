@@ -193,6 +193,20 @@ describe("rerank and graph_boost", () => {
       for (const hit of body.hits) expect(hit.rank_score).toBe(fakeRelevance(Q, hit.text));
     });
 
+    it("judges top_n records beyond k: their texts are read though only k are shown", async () => {
+      const plain = await ok({ ...base, k: 4 });
+      const best = plain.hits
+        .map((h: Hit) => ({ id: h.id, relevance: fakeRelevance(Q, h.text) }))
+        .sort((a: { relevance: number }, b: { relevance: number }) => b.relevance - a.relevance)[0];
+      // The judge's best is not the first by text_match: the judged window really spans past k.
+      expect(best.id).not.toBe(plain.hits[0].id);
+      const body = await ok({ ...base, k: 1, rerank: { model: "chat", top_n: 4 } });
+      expect(body.rerank).toMatchObject({ top_n: 4, judged_records: 4 });
+      expect(body.hits.map((h: Hit) => [h.id, h.rank_score, h.text])).toEqual([
+        [best.id, best.relevance, plain.hits.find((h: Hit) => h.id === best.id).text],
+      ]);
+    });
+
     it("answers 503 rerank_unavailable when the judge cannot be reached", async () => {
       const res = await search({ ...base, rerank: { model: "judge_down" } });
       expect(res.statusCode, res.body).toBe(503);

@@ -10,10 +10,10 @@ import {
   truncationRow,
 } from "../../src/search/render.js";
 import { shapeHit } from "../../src/search/shape.js";
-import type { Candidate } from "../../src/search/types.js";
+import type { ShownCandidate } from "../../src/search/types.js";
 
 let counter = 0;
-function candidate(over: Partial<Candidate> = {}): Candidate {
+function candidate(over: Partial<ShownCandidate> = {}): ShownCandidate {
   counter += 1;
   return {
     id: `00000000-0000-4000-8000-${String(counter).padStart(12, "0")}`,
@@ -152,7 +152,9 @@ describe("renderRows", () => {
   it("uses the given tag and omits the preamble line when there is none", () => {
     const rows = many(1);
     const out = renderRows(rows, { budgetTokens: 16_000, fence: { tag: "memory" } });
-    expect(out.rendered).toBe(`<memory untrusted="true">\n${renderRow(rows[0] as Candidate)}\n</memory>`);
+    expect(out.rendered).toBe(
+      `<memory untrusted="true">\n${renderRow(rows[0] as ShownCandidate)}\n</memory>`,
+    );
   });
 
   it("escapes the preamble and rejects an invalid tag", () => {
@@ -193,7 +195,11 @@ describe("renderRows", () => {
     expect(lines.at(-1)).toBe(truncationRow(50 - shown));
     expect(lines.slice(0, -1)).toEqual(rows.slice(0, shown).map((r) => renderRow(r)));
     // As many complete rows as fit: one more row with its truncation row would not.
-    const oneMore = [...lines.slice(0, -1), renderRow(rows[shown] as Candidate), truncationRow(49 - shown)];
+    const oneMore = [
+      ...lines.slice(0, -1),
+      renderRow(rows[shown] as ShownCandidate),
+      truncationRow(49 - shown),
+    ];
     expect(exactTokens(oneMore.join("\n"))).toBeGreaterThan(budget);
   });
 
@@ -203,11 +209,11 @@ describe("renderRows", () => {
       candidate({ text: "long ".repeat(99) }),
       candidate({ id: "c", text: "x" }),
     ];
-    expect(exactTokens(renderRow(rows[2] as Candidate))).toBeLessThan(25);
-    const first = exactTokens(`${renderRow(rows[0] as Candidate)}\n`);
+    expect(exactTokens(renderRow(rows[2] as ShownCandidate))).toBeLessThan(25);
+    const first = exactTokens(`${renderRow(rows[0] as ShownCandidate)}\n`);
     const out = renderRows(rows, { budgetTokens: first + 40 });
     expect(out.truncated).toBe(true);
-    expect(out.rendered).toBe(`${renderRow(rows[0] as Candidate)}\n${truncationRow(2)}`);
+    expect(out.rendered).toBe(`${renderRow(rows[0] as ShownCandidate)}\n${truncationRow(2)}`);
   });
 
   it("does not truncate when everything fits exactly", () => {
@@ -259,7 +265,7 @@ describe("renderRows", () => {
 
   it("drops rows until the truncation row fits", () => {
     const rows = many(3);
-    const one = exactTokens(`${renderRow(rows[0] as Candidate)}\n`);
+    const one = exactTokens(`${renderRow(rows[0] as ShownCandidate)}\n`);
     const marker = exactTokens(`${truncationRow(2)}\n`);
     // Room for one row but not for one row plus the truncation row.
     const budget = one + marker - 1;

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { INCLUDE_FIELDS } from "../../src/catalog/search-spec.js";
 import type { CollectionDef, FieldDecl } from "../../src/catalog/types.js";
 import { HIT_TEXT_CHARS, shapeHit, shortenMiddle } from "../../src/search/shape.js";
-import type { Candidate } from "../../src/search/types.js";
+import type { ShownCandidate } from "../../src/search/types.js";
 
-function candidate(over: Partial<Candidate> = {}): Candidate {
+function candidate(over: Partial<ShownCandidate> = {}): ShownCandidate {
   return {
     id: "11111111-1111-4111-8111-111111111111",
     seq: 7,
