@@ -14,8 +14,8 @@ export function shown(bodies: Bodies, candidate: Candidate): ShownCandidate {
   return { ...candidate, ...body };
 }
 
-const BODIES_SQL = `SELECT r.id, r.text, r.content, r.annotations
-  FROM unnest($2::uuid[]) AS b(id) JOIN records r ON r.workspace_id = $1 AND r.id = b.id`;
+const BODIES_SQL = `SELECT id, text, content, annotations
+  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
 
 /**
  * The bodies of the first `count` records of the ranked pool. A record erased since its list
