@@ -46,7 +46,8 @@ export async function replayFloor(
     let worst = { index: -1, ms: -1 };
     for (const [index, statement] of statements.entries()) {
       const t0 = performance.now();
-      await system.db.query(statement.sql, statement.params);
+      if (statement.repeated) await system.db.queryRepeated(statement.sql, statement.params ?? []);
+      else await system.db.query(statement.sql, statement.params);
       const ms = performance.now() - t0;
       total += ms;
       if (isTouch(statement)) touches.push(ms);

@@ -8,6 +8,8 @@ export interface Statement {
   params: unknown[] | undefined;
   /** Time of the statement inside the API request (includes waiting for PGlite's one connection). */
   ms: number;
+  /** Sent as Db.queryRepeated (kept prepared on PGlite), and replayed so. */
+  repeated?: boolean;
 }
 
 export interface Recorder {
@@ -19,22 +21,30 @@ export interface Recorder {
 
 export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
   let open: Statement[] | undefined;
+  const record = async <T>(
+    run: () => Promise<QueryResult<T>>,
+    statement: Omit<Statement, "ms">,
+  ): Promise<QueryResult<T>> => {
+    if (!open) return run();
+    const list = open;
+    const t0 = performance.now();
+    try {
+      return await run();
+    } finally {
+      list.push({ ...statement, ms: performance.now() - t0 });
+    }
+  };
   const recorded = (target: Queryable): Queryable["query"] =>
-    async function query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      if (!open) return target.query<T>(sql, params);
-      const list = open;
-      const t0 = performance.now();
-      try {
-        return await target.query<T>(sql, params);
-      } finally {
-        list.push({ sql, params, ms: performance.now() - t0 });
-      }
+    function query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      return record(() => target.query<T>(sql, params), { sql, params });
     };
   const wrap = (tx: Queryable): Queryable => ({ query: recorded(tx), exec: (script) => tx.exec(script) });
   const proxy: Db = {
     kind: db.kind,
     hasVector: db.hasVector,
     query: recorded(db),
+    queryRepeated: <T>(sql: string, params: unknown[]) =>
+      record(() => db.queryRepeated<T>(sql, params), { sql, params, repeated: true }),
     exec: (script) => db.exec(script),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     session: (fn) => db.session((conn) => fn(wrap(conn))),

@@ -35,7 +35,7 @@ export async function readBodies<T extends Scored>(
       .map((r) => r.candidate.id)
       .filter((id) => !bodies.has(id));
     if (ids.length === 0) return { ranked: pool, bodies };
-    const rows = await queryRowsAsJson<RecordBody & { id: string }>(db, BODIES_SQL, [workspaceId, ids]);
+    const rows = await queryRowsAsJson<RecordBody & { id: string }>(db, BODIES_SQL, [workspaceId, ids], true);
     for (const { id, ...body } of rows) bodies.set(id, body);
     const asked = new Set(ids);
     pool = pool.filter((r) => bodies.has(r.candidate.id) || !asked.has(r.candidate.id));

@@ -46,8 +46,13 @@ function embeddingJoin(params: Params, query: QueryVector): string {
   return `JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(query.space)}`;
 }
 
-function run(db: Db, sql: string, params: Params): Promise<Candidate[]> {
-  return candidateRows(db, sql, params.values);
+/**
+ * Runs a proposal. `repeated`: its text recurs with other values and planning is a large share of
+ * its cost on PGlite (Db.queryRepeated): the vector and recency lists, whose plans the ORDER BY
+ * fixes. Not the text tiers, which ran 25% slower on a generic plan (bench/RESULTS.md part 15).
+ */
+function run(db: Db, sql: string, params: Params, repeated = false): Promise<Candidate[]> {
+  return candidateRows(db, sql, params.values, repeated);
 }
 
 export interface ProposeInput {
@@ -164,7 +169,7 @@ export async function vectorCandidates(
        FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND ${rows}
        WHERE ${where}
        ORDER BY ${order} LIMIT ${lim}`;
-    if (!reads.tail) return run(input.db, nearest(reads.indexed, distance), params);
+    if (!reads.tail) return run(input.db, nearest(reads.indexed, distance), params, true);
     // Deferred embeddings not yet in the index (an enrichment backlog's, src/records/vector-seal.ts)
     // are scanned exactly, so a record is found from the moment it is ready.
     return run(
@@ -173,6 +178,7 @@ export async function vectorCandidates(
          UNION ALL (${nearest(reads.tail, `e.embedding <=> ${q}::vector`)})) u
        ORDER BY similarity DESC, seq DESC LIMIT ${lim}`,
       params,
+      true,
     );
   }
   const join = embeddingJoin(params, input.query);
@@ -200,6 +206,7 @@ async function recentCandidates(
     `SELECT ${candidateColumns(input.lastAccessed)}${columns} FROM records r WHERE ${where}
      ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
+    true,
   );
 }
 

@@ -37,8 +37,10 @@ export async function candidateRows<T extends Candidate>(
   db: Db,
   sql: string,
   values: unknown[],
+  /** The statement recurs with other values (Db.queryRepeated). */
+  repeated = false,
 ): Promise<T[]> {
-  const rows = await queryRowsAsJson<Record<string, unknown>>(db, sql, values);
+  const rows = await queryRowsAsJson<Record<string, unknown>>(db, sql, values, repeated);
   if (db.kind === "pglite") {
     for (const row of rows) {
       for (const column of ["occurred_at", "created_at", "last_accessed"]) {

@@ -11,12 +11,16 @@ import type { Db } from "./types.js";
  * strings; text, numbers, booleans, uuids, nulls and json(b) are as the row protocol gives them.
  */
 export async function queryRowsAsJson<T>(
-  db: Pick<Db, "kind" | "query">,
+  db: Pick<Db, "kind" | "query" | "queryRepeated">,
   sql: string,
   values: unknown[],
+  /** The statement recurs with other values (Db.queryRepeated). */
+  repeated = false,
 ): Promise<T[]> {
-  if (db.kind !== "pglite") return (await db.query<T>(sql, values)).rows;
+  const query = <R>(text: string, params: unknown[]) =>
+    repeated ? db.queryRepeated<R>(text, params) : db.query<R>(text, params);
+  if (db.kind !== "pglite") return (await query<T>(sql, values)).rows;
   // An aggregate reads its subquery's rows in the order the subquery sorted them.
-  const { rows } = await db.query<{ rows: T[] | null }>(`SELECT json_agg(j) AS rows FROM (${sql}) j`, values);
+  const { rows } = await query<{ rows: T[] | null }>(`SELECT json_agg(j) AS rows FROM (${sql}) j`, values);
   return rows[0]?.rows ?? [];
 }

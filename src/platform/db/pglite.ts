@@ -1,6 +1,7 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { type MaintenanceOptions, pgliteMaintenance } from "./pglite-maintenance.js";
+import { preparedStatements } from "./pglite-statements.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
@@ -50,12 +51,18 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
   };
   const root = wrap(pglite, answered);
   const maintenance = pgliteMaintenance(pglite, options.maintenance);
+  const prepared = preparedStatements(pglite);
   return {
     kind: "pglite",
     hasVector: true,
     pglite,
     query: root.query,
     exec: root.exec,
+    async queryRepeated<T>(text: string, params: unknown[]) {
+      const result = await prepared<T>(text, params);
+      answered();
+      return result;
+    },
     noteWrites: maintenance.noteWrites,
     answeredWithin: (ms) => !pglite.closed && performance.now() - answeredAt <= ms,
     transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx, answered))),

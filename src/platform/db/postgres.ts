@@ -116,6 +116,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     hasVector,
     pool,
     query: root.query,
+    // Unnamed, as query(): a pool's connections would each keep every text prepared, unbounded.
+    queryRepeated: root.query,
     exec: root.exec,
     // The server's autovacuum keeps statistics current.
     noteWrites: () => undefined,

@@ -17,6 +17,11 @@ export interface Db extends Queryable {
   readonly kind: DbKind;
   /** True when the pgvector extension is installed (vector columns and HNSW indexes). */
   readonly hasVector: boolean;
+  /**
+   * A read that recurs with other parameters (search's candidate lists): PGlite keeps it prepared
+   * with a generic plan (pglite-statements.ts); a server runs it as query() does.
+   */
+  queryRepeated<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<QueryResult<T>>;
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
