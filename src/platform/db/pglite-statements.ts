@@ -5,7 +5,7 @@
 // with a generic plan; its parameters go in as literals, since EXECUTE takes no bind parameters.
 import type { PGlite } from "@electric-sql/pglite";
 import { sqlLiteral } from "./literal.js";
-import type { QueryResult } from "./types.js";
+import type { Queryable, QueryResult } from "./types.js";
 
 /** Statements kept prepared; the least recently used one is deallocated beyond this. */
 export const PREPARED_CAPACITY = 64;
@@ -50,9 +50,13 @@ export function parameterLiteral(value: unknown): string | undefined {
  * query(text, params) through prepared statements. The generic plan is forced for the one
  * EXECUTE only (SET LOCAL in the implicit transaction of the two statements), so the session's
  * other statements keep their custom plans. A text whose parameters have no literal runs
- * unprepared.
+ * unprepared, through `unprepared`.
  */
-export function preparedStatements(pglite: PGlite, capacity = PREPARED_CAPACITY) {
+export function preparedStatements(
+  pglite: PGlite,
+  unprepared: Queryable["query"],
+  capacity = PREPARED_CAPACITY,
+) {
   // Text -> its statement's name once prepared, in least recently used order.
   const names = new Map<string, Promise<string>>();
   let next = 0;
@@ -71,14 +75,9 @@ export function preparedStatements(pglite: PGlite, capacity = PREPARED_CAPACITY)
     }
   }
 
-  async function unprepared<T>(text: string, params: unknown[]): Promise<QueryResult<T>> {
-    const result = await pglite.query<T>(text, params);
-    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
-  }
-
   return async function query<T>(text: string, params: unknown[]): Promise<QueryResult<T>> {
     const literals = params.map(parameterLiteral);
-    if (literals.some((literal) => literal === undefined)) return unprepared(text, params);
+    if (literals.some((literal) => literal === undefined)) return unprepared<T>(text, params);
     let name = names.get(text);
     if (name) names.delete(text);
     else {
@@ -97,7 +96,7 @@ export function preparedStatements(pglite: PGlite, capacity = PREPARED_CAPACITY)
       );
     } catch (error) {
       // Deallocated meanwhile (evicted by as many other texts at once): run it unprepared.
-      if ((error as { code?: string }).code === INVALID_STATEMENT_NAME) return unprepared(text, params);
+      if ((error as { code?: string }).code === INVALID_STATEMENT_NAME) return unprepared<T>(text, params);
       throw error;
     }
     const result = results[results.length - 1];

@@ -51,7 +51,7 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
   };
   const root = wrap(pglite, answered);
   const maintenance = pgliteMaintenance(pglite, options.maintenance);
-  const prepared = preparedStatements(pglite);
+  const prepared = preparedStatements(pglite, root.query);
   return {
     kind: "pglite",
     hasVector: true,
