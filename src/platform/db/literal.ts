@@ -6,8 +6,12 @@ export function sqlLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-/** A text[] literal, each element quoted (any character may appear in an element). */
+/** One element of an array literal's text, quoted (any character may appear in it). */
+export function arrayElement(text: string): string {
+  return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+/** A text[] literal, each element quoted. */
 export function sqlTextArray(elements: string[]): string {
-  const quoted = elements.map((e) => `"${e.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`);
-  return `${sqlLiteral(`{${quoted.join(",")}}`)}::text[]`;
+  return `${sqlLiteral(`{${elements.map(arrayElement).join(",")}}`)}::text[]`;
 }

@@ -4,7 +4,7 @@
 // ~3 of its 9 ms there (bench/RESULTS.md part 15). Each distinct text is prepared once and run
 // with a generic plan; its parameters go in as literals, since EXECUTE takes no bind parameters.
 import type { PGlite } from "@electric-sql/pglite";
-import { sqlLiteral } from "./literal.js";
+import { arrayElement, sqlLiteral } from "./literal.js";
 import type { Queryable, QueryResult } from "./types.js";
 
 /** Statements kept prepared; the least recently used one is deallocated beyond this. */
@@ -21,7 +21,7 @@ function arrayText(values: readonly unknown[]): string | undefined {
     }
     const text = Array.isArray(value) ? arrayText(value) : scalarText(value);
     if (text === undefined) return undefined;
-    elements.push(Array.isArray(value) ? text : `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`);
+    elements.push(Array.isArray(value) ? text : arrayElement(text));
   }
   return `{${elements.join(",")}}`;
 }
