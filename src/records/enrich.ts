@@ -181,18 +181,17 @@ export async function writeResults(
     };
   });
   const embeddings = chunk.flatMap((w) =>
-    (results.get(w.row.id) as Results).embeddings.map((e) => ({
-      record_id: w.row.id,
-      space: e.space,
-      embedding: e.vector,
-    })),
+    (results.get(w.row.id) as Results).embeddings.map((e) => ({ id: w.row.id, ...e })),
   );
   if (embeddings.length > 0) {
+    // JSON of finite numbers (router.ts checks) is pgvector's text form; real[]'s braces it.
+    const literals = embeddings.map((e) =>
+      db.hasVector ? JSON.stringify(e.vector) : `{${e.vector.join(",")}}`,
+    );
+    const rows = [write.workspaceId, embeddings.map((e) => e.id), embeddings.map((e) => e.space), literals];
     await tx.query(
       db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL,
-      db.hasVector
-        ? [write.workspaceId, JSON.stringify(embeddings), write.deferVectors]
-        : [write.workspaceId, JSON.stringify(embeddings)],
+      db.hasVector ? [...rows, write.deferVectors] : rows,
     );
   }
   const { rows: applied } = await tx.query<ReadyRecord & { ready: boolean }>(

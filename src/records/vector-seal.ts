@@ -49,6 +49,11 @@ const TAIL = `
   SELECT count(*)::int AS rows, COALESCE(max(seq), 0) AS last FROM embeddings
   WHERE deferred AND space = $1 AND seq > $3 AND vector_dims(embedding) = $2`;
 
+// Embeddings take their seq from one sequence: no more than this many rows of any space can lie
+// past a build's last seq. Counting the tail itself reads every row of it (tens of thousands of
+// vectors, a fifth of a server drain's time when it was asked every second).
+const SEQ_LAST = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM embeddings_seq";
+
 const SPACE_ROWS =
   "SELECT count(*)::int AS rows FROM embeddings WHERE space = $1 AND vector_dims(embedding) = $2";
 
@@ -116,15 +121,18 @@ async function sealSpace(
   options: SealOptions,
 ): Promise<Sealed | undefined> {
   const args = [space.space, space.dimensions, space.built_through];
+  const waits = await enrichmentWaits(conn);
+  const bulk = buildsAside(db);
+  // While more enrichment waits, embedded storage leaves the tail be (it merges once the backlog is
+  // done, not in its way) and a server lets it grow into one build of at least `buildAt` rows, up
+  // to twice the last build's (so each vector is rebuilt a bounded number of times and a search's
+  // exact scan stays bounded).
+  const buildAt = Math.max(options.bulkMinRows, 2 * space.built_rows);
+  if (waits && (!bulk || (await tailBound(conn, space)) < buildAt)) return undefined;
   const tail = (await conn.query<{ rows: number; last: number }>(TAIL, args)).rows[0] ?? { rows: 0, last: 0 };
   if (tail.rows === 0) return undefined;
   const base = { space: space.space, dimensions: space.dimensions };
-  const waits = await enrichmentWaits(conn);
-  const bulk = buildsAside(db);
-  // While more enrichment waits, a server lets the tail grow into one build, up to twice the last
-  // build's rows (so each vector is rebuilt a bounded number of times and a search's exact scan
-  // stays bounded); embedded storage merges once the backlog is done, not in its way.
-  if (waits && !(bulk && tail.rows >= Math.max(options.bulkMinRows, 2 * space.built_rows))) return undefined;
+  if (waits && tail.rows < buildAt) return undefined;
   if (bulk && (waits || tail.rows >= options.bulkMinRows)) {
     const all = await spaceRows(conn, space);
     // Once the queue is empty, building costs ~0.5 ms per vector of the whole space, merging
@@ -151,6 +159,12 @@ async function sealSpace(
       break;
   }
   return { ...base, how: "merged", rows: merged };
+}
+
+/** At least as many rows as the space's deferred tail holds: the seqs handed out since its build. */
+async function tailBound(conn: Queryable, space: SpaceRow): Promise<number> {
+  const last = Number((await conn.query<{ last: string }>(SEQ_LAST)).rows[0]?.last ?? 0);
+  return last - Number(space.built_through);
 }
 
 async function spaceRows(conn: Queryable, space: SpaceRow): Promise<number> {

@@ -199,6 +199,34 @@ describe("deferred vector indexing", () => {
     },
   );
 
+  it.runIf(onServer)(
+    "while enrichment waits, a tail is built once it reaches the build size, counted, not guessed from seqs",
+    async () => {
+      await t.writeRecords(headers, [
+        { collection: "customer_events", entity: "c-1", type: "note", text: "queued behind a build" },
+      ]);
+      // Two rows past the build, and 50 seqs handed out without a deferred row (another space's,
+      // or rows indexed at once): the sequence says up to 52, the tail holds 2.
+      await t.db.exec(`UPDATE embeddings SET deferred = true, seq = nextval('embeddings_seq')
+                       WHERE seq IN (SELECT seq FROM embeddings ORDER BY seq DESC LIMIT 2)`);
+      await t.db.exec("SELECT setval('embeddings_seq', nextval('embeddings_seq') + 49)");
+      // A tail need only reach the build size, not twice the last build's rows.
+      await t.db.exec("UPDATE vector_indexes SET built_rows = 1");
+      expect(await deferredTail()).toBe(2);
+      const [before] = await state();
+      expect(await seal(t.db, { bulkMinRows: 100 })).toEqual([]);
+      expect(await seal(t.db, { bulkMinRows: 10 })).toEqual([]);
+      expect(await deferredTail()).toBe(2);
+      expect(await state()).toEqual([before]);
+      const [sealed] = await seal(t.db, { bulkMinRows: 2 });
+      expect(sealed).toMatchObject({ how: "built", rows: written });
+      expect(await deferredTail()).toBe(0);
+      await enrichAll();
+      written += 1;
+      await expectAllFound(TEXTS.slice(190, 200));
+    },
+  );
+
   it("an index a failed or interrupted build left behind is dropped by the next seal", async () => {
     const [current] = await state();
     const name = current?.index_name as string;
