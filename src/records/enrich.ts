@@ -234,6 +234,9 @@ export async function enrichmentWaits(q: Queryable): Promise<boolean> {
   return Boolean((await q.query<{ queued: boolean }>(sql.JOBS_QUEUED, [ENRICH_JOB])).rows[0]?.queued);
 }
 
+/** How long computed results may wait to be written with the next sub-batch's. */
+const HOLD_MS = 200;
+
 export function enrichHandler(options: EnrichOptions): JobHandler {
   return async (job: Job, ctx: JobContext) => {
     const ids = (job.payload.record_ids as string[] | undefined) ?? [];
@@ -243,10 +246,17 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
     const work = plan(rows, catalog);
     const usesLlm = work.some((w) => w.processors.some((p) => p.kind !== "embedding"));
     const size = usesLlm ? Math.min(options.llmBatch, options.embedBatch) : options.embedBatch;
-    for await (const chunk of subBatches(work, size)) {
-      // Stopping: the lease is handed back and the next worker resumes from what is stored.
-      if (ctx.stopping()) return;
-      const results = await compute(chunk, catalog, models);
+    // Results are held and written together up to `embedBatch` records while the models answer
+    // fast: a write is a transaction of a dozen statements (fence, embeddings, records, ready
+    // hooks), which for sub-batches of 16 cost a server drain more than the models did. Slow
+    // models (an LLM's seconds per record) still have each sub-batch written as it is done.
+    let held: Work[] = [];
+    const heldResults = new Map<string, Results>();
+    let heldSince = 0;
+    const write = async () => {
+      if (held.length === 0) return;
+      const chunk = held;
+      held = [];
       // Deferred while more enrichment waits: a backlog's vectors are indexed in bulk.
       const deferVectors = canDeferVectors(ctx.db) && (await enrichmentWaits(ctx.db));
       await ctx.db.transaction(async (tx) => {
@@ -254,14 +264,30 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
         await writeResults(tx, ctx.db, {
           workspaceId: job.workspace_id,
           chunk,
-          results,
+          results: heldResults,
           catalog,
           readiness: true,
           deferVectors,
         });
       });
+      heldResults.clear();
       ctx.db.noteWrites(chunk.length);
+    };
+    for await (const chunk of subBatches(work, size)) {
+      // Stopping: what is done is written, the lease is handed back and the next worker resumes
+      // from what is stored.
+      if (ctx.stopping()) return write();
+      if (held.length === 0) heldSince = performance.now();
+      // A model failure keeps the sub-batches done before it.
+      const results = await compute(chunk, catalog, models).catch(async (error) => {
+        await write();
+        throw error;
+      });
+      held.push(...chunk);
+      for (const [id, result] of results) heldResults.set(id, result);
+      if (held.length + size > options.embedBatch || performance.now() - heldSince >= HOLD_MS) await write();
     }
+    await write();
     await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));
   };
 }
