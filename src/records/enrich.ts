@@ -253,8 +253,12 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
     let held: Work[] = [];
     const heldResults = new Map<string, Results>();
     let heldSince = 0;
-    const write = async () => {
-      if (held.length === 0) return;
+    // The last write also marks the job succeeded: one commit less per job.
+    const write = async (last = false) => {
+      if (held.length === 0) {
+        if (last) await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));
+        return;
+      }
       const chunk = held;
       held = [];
       // Deferred while more enrichment waits: a backlog's vectors are indexed in bulk.
@@ -269,6 +273,7 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
           readiness: true,
           deferVectors,
         });
+        if (last) await succeed(tx, job, ctx.owner);
       });
       heldResults.clear();
       ctx.db.noteWrites(chunk.length);
@@ -287,7 +292,6 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
       for (const [id, result] of results) heldResults.set(id, result);
       if (held.length + size > options.embedBatch || performance.now() - heldSince >= HOLD_MS) await write();
     }
-    await write();
-    await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));
+    await write(true);
   };
 }
