@@ -4,15 +4,22 @@
 // model's sub-batches are each written as they are done, and a model failure keeps what the
 // sub-batches before it computed. Each record's row version tells which transaction wrote it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../support/app.js";
 import {
   COLLECTIONS_YAML,
   MINIMAL_PACKAGE,
   MODELS_YAML,
   minimalFiles,
   PROFILES_YAML,
+  stubModelsYaml,
 } from "../support/catalog-files.js";
-import { createTestApp, type TestApp } from "../support/app.js";
-import { chatReply, embeddingsReply, errorReply, type OpenAIStub, startOpenAIStub } from "../support/openai-stub.js";
+import {
+  chatReply,
+  embeddingsReply,
+  errorReply,
+  type OpenAIStub,
+  startOpenAIStub,
+} from "../support/openai-stub.js";
 import { enrichAll } from "../support/worker.js";
 
 const BATCHES = { ENRICH_LLM_BATCH: "2", ENRICH_EMBED_BATCH: "8" };
@@ -96,17 +103,7 @@ describe("an enrichment job's writes", () => {
     stub = await startOpenAIStub();
     t = await createTestApp();
     fast = await workspace("enrich-fast", MODELS_YAML);
-    stubbed = await workspace(
-      "enrich-stubbed",
-      `providers:
-  stub: { adapter: openai, base_url: "${stub.baseUrl}" }
-aliases:
-  embed: { provider: stub, model: stub-embed, dimensions: 8, space: stub-8 }
-  chat: { targets: ["stub:gpt-test"], params: { max_output_tokens: 64 }, context_tokens: 8000 }
-defaults:
-  derivation: chat
-`,
-    );
+    stubbed = await workspace("enrich-stubbed", stubModelsYaml(stub.baseUrl));
   });
   afterAll(async () => {
     await t.close();
@@ -121,7 +118,10 @@ defaults:
   });
 
   it("writes fast models' results together, up to ENRICH_EMBED_BATCH records at a time", async () => {
-    const name = await writeNotes(fast, Array.from({ length: 10 }, (_, i) => `fast note ${i}`));
+    const name = await writeNotes(
+      fast,
+      Array.from({ length: 10 }, (_, i) => `fast note ${i}`),
+    );
     await enrichAll(t.db, fast.id, { env: BATCHES });
     // Five sub-batches of 2 records, written as 8 and 2.
     expect(await writes(fast, name)).toEqual([8, 2]);
@@ -140,7 +140,10 @@ defaults:
 
   it("writes each sub-batch of a slow model as it is done", async () => {
     stub.handle("chat", () => ({ ...chatReply("0.5"), delayMs: 150 }));
-    const name = await writeNotes(stubbed, Array.from({ length: 6 }, (_, i) => `slow note ${i}`));
+    const name = await writeNotes(
+      stubbed,
+      Array.from({ length: 6 }, (_, i) => `slow note ${i}`),
+    );
     await enrichAll(t.db, stubbed.id, { env: BATCHES });
     expect(await writes(stubbed, name)).toEqual([2, 2, 2]);
   });

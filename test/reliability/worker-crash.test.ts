@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/platform/db/index.js";
-import { COLLECTIONS_YAML, MINIMAL_PACKAGE, minimalFiles, PROFILES_YAML } from "../support/catalog-files.js";
+import {
+  COLLECTIONS_YAML,
+  MINIMAL_PACKAGE,
+  minimalFiles,
+  PROFILES_YAML,
+  stubModelsYaml,
+} from "../support/catalog-files.js";
 import { cliEnv, listening, runCli, startCli } from "../support/cli.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
 import { derivationYaml } from "../support/derivations.js";
@@ -71,14 +77,7 @@ describe("the worker's process killed mid-enrichment and mid-derivation", () => 
   it("finishes every job exactly once after a restart", { timeout: 90_000 }, async () => {
     await serve();
     const files = minimalFiles({
-      "conf/models.yaml": `providers:
-  stub: { adapter: openai, base_url: "${stub.baseUrl}" }
-aliases:
-  embed: { provider: stub, model: stub-embed, dimensions: 8, space: stub-8 }
-  chat: { targets: ["stub:gpt-test"], params: { max_output_tokens: 256 }, context_tokens: 8000 }
-defaults:
-  derivation: chat
-`,
+      "conf/models.yaml": stubModelsYaml(stub.baseUrl),
       "search_profiles/main.yaml": PROFILES_YAML,
       "collections/main.yaml": COLLECTIONS_YAML.replace(
         "    search_profile: main\n  - name: facts",

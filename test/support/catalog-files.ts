@@ -17,6 +17,18 @@ defaults:
   derivation: chat
 `;
 
+/** conf/models.yaml with an 8-dimension embedding and a chat model behind an OpenAI-compatible stub. */
+export function stubModelsYaml(baseUrl: string): string {
+  return `providers:
+  stub: { adapter: openai, base_url: "${baseUrl}" }
+aliases:
+  embed: { provider: stub, model: stub-embed, dimensions: 8, space: stub-8 }
+  chat: { targets: ["stub:gpt-test"], params: { max_output_tokens: 256 }, context_tokens: 8000 }
+defaults:
+  derivation: chat
+`;
+}
+
 export const PROFILES_YAML = `search_profiles:
   - name: main
     engine: postgres
