@@ -10,7 +10,7 @@ import { ModelOutputError, type Models } from "../models/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { fence, type Job, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
-import { canDeferVectors } from "./embedding-index.js";
+import { canDeferVectors, vectorLiteral } from "./embedding-index.js";
 import { ENRICH_JOB } from "./insert.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { type ReadyRecord, recordsReady } from "./ready-hooks.js";
@@ -184,14 +184,14 @@ export async function writeResults(
     (results.get(w.row.id) as Results).embeddings.map((e) => ({ id: w.row.id, ...e })),
   );
   if (embeddings.length > 0) {
-    // JSON of finite numbers (router.ts checks) is pgvector's text form; real[]'s braces it.
+    // Each vector as its column type's text form: pgvector's, or real[]'s braces.
     const literals = embeddings.map((e) =>
-      db.hasVector ? JSON.stringify(e.vector) : `{${e.vector.join(",")}}`,
+      db.hasVector ? vectorLiteral(e.vector) : `{${e.vector.join(",")}}`,
     );
-    const rows = [write.workspaceId, embeddings.map((e) => e.id), embeddings.map((e) => e.space), literals];
+    const params = [write.workspaceId, embeddings.map((e) => e.id), embeddings.map((e) => e.space), literals];
     await tx.query(
       db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL,
-      db.hasVector ? [...rows, write.deferVectors] : rows,
+      db.hasVector ? [...params, write.deferVectors] : params,
     );
   }
   const { rows: applied } = await tx.query<ReadyRecord & { ready: boolean }>(
@@ -250,17 +250,15 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
     // fast: a write is a transaction of a dozen statements (fence, embeddings, records, ready
     // hooks), which for sub-batches of 16 cost a server drain more than the models did. Slow
     // models (an LLM's seconds per record) still have each sub-batch written as it is done.
-    let held: Work[] = [];
-    const heldResults = new Map<string, Results>();
-    let heldSince = 0;
+    let held = { work: [] as Work[], results: new Map<string, Results>(), since: 0 };
     // The last write also marks the job succeeded: one commit less per job.
     const write = async (last = false) => {
-      if (held.length === 0) {
+      const { work: chunk, results } = held;
+      held = { work: [], results: new Map(), since: 0 };
+      if (chunk.length === 0) {
         if (last) await ctx.db.transaction((tx) => succeed(tx, job, ctx.owner));
         return;
       }
-      const chunk = held;
-      held = [];
       // Deferred while more enrichment waits: a backlog's vectors are indexed in bulk.
       const deferVectors = canDeferVectors(ctx.db) && (await enrichmentWaits(ctx.db));
       await ctx.db.transaction(async (tx) => {
@@ -268,29 +266,29 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
         await writeResults(tx, ctx.db, {
           workspaceId: job.workspace_id,
           chunk,
-          results: heldResults,
+          results,
           catalog,
           readiness: true,
           deferVectors,
         });
         if (last) await succeed(tx, job, ctx.owner);
       });
-      heldResults.clear();
       ctx.db.noteWrites(chunk.length);
     };
     for await (const chunk of subBatches(work, size)) {
       // Stopping: what is done is written, the lease is handed back and the next worker resumes
       // from what is stored.
       if (ctx.stopping()) return write();
-      if (held.length === 0) heldSince = performance.now();
+      if (held.work.length === 0) held.since = performance.now();
       // A model failure keeps the sub-batches done before it.
       const results = await compute(chunk, catalog, models).catch(async (error) => {
         await write();
         throw error;
       });
-      held.push(...chunk);
-      for (const [id, result] of results) heldResults.set(id, result);
-      if (held.length + size > options.embedBatch || performance.now() - heldSince >= HOLD_MS) await write();
+      held.work.push(...chunk);
+      for (const [id, result] of results) held.results.set(id, result);
+      if (held.work.length + size > options.embedBatch || performance.now() - held.since >= HOLD_MS)
+        await write();
     }
     await write(true);
   };

@@ -1,5 +1,5 @@
 export { markAccessed } from "./access.js";
-export { alignEmbeddingLayout, spaceReads } from "./embedding-index.js";
+export { alignEmbeddingLayout, spaceReads, vectorLiteral } from "./embedding-index.js";
 export { ENRICH_JOB, type Inserted, insertRecords, lockSeq, type NewRecord } from "./insert.js";
 export { type OwnRow, ownRecord } from "./own.js";
 export {

@@ -3,7 +3,7 @@ import type { InstalledCatalog } from "../catalog/index.js";
 import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
-import { spaceReads } from "../records/index.js";
+import { spaceReads, vectorLiteral } from "../records/index.js";
 import {
   candidateColumns,
   candidateRows,
@@ -34,7 +34,7 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
 
 /** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
 function similaritySql(db: Db, params: Params, query: QueryVector): string {
-  if (db.hasVector) return `(1 - (e.embedding <=> ${params.add(JSON.stringify(query.vector))}::vector))`;
+  if (db.hasVector) return `(1 - (e.embedding <=> ${params.add(vectorLiteral(query.vector))}::vector))`;
   // Exact scan: the query vector arrives as a real[] constant and its norm is computed here, so
   // each row costs one pass over its own array (decoding the vector per row cost 3x more).
   const norm = Math.hypot(...query.vector);
@@ -158,7 +158,7 @@ export async function vectorCandidates(
     // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and
     // the join repeats the index predicate (src/records/embedding-index.ts); filters are checked
     // on each neighbour as the iterative scan yields it.
-    const q = params.add(JSON.stringify(vector));
+    const q = params.add(vectorLiteral(vector));
     const distance = `${reads.expression} <=> ${q}::${reads.type}`;
     // At full precision the ordering distance is the stored vector's; at half precision the
     // similarity takes a second distance on the stored vector (wide spaces only).
