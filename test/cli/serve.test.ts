@@ -17,6 +17,7 @@ describe("engram serve (the quick start)", () => {
   let url: string;
   let demoKey: string;
   let env: NodeJS.ProcessEnv;
+  let logged = "";
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "engram-serve-"));
@@ -29,6 +30,9 @@ describe("engram serve (the quick start)", () => {
       env = cliEnv({ DATA_DIR: dir, LOG_LEVEL: "info" });
     }
     child = startCli(args, env);
+    child.stdout?.on("data", (chunk) => {
+      logged += chunk;
+    });
     const started = listening(child);
     exited = collect(child);
     const ready = await started;
@@ -75,6 +79,17 @@ describe("engram serve (the quick start)", () => {
     await waitFor(
       async () => (await (await fetch(`${url}/records/${inserted.id}`, { headers: auth })).json()).ready,
     );
+  });
+
+  it("logs each request at info without its key", async () => {
+    const res = await fetch(`${url}/views`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(res.status).toBe(200);
+    const line = await waitFor(async () =>
+      logged.split("\n").find((l) => l.includes('"url":"/views"')),
+    );
+    expect(JSON.parse(line)).toMatchObject({ req: { method: "GET", url: "/views" } });
+    expect(logged).not.toContain(demoKey);
+    expect(logged.toLowerCase()).not.toContain("authorization");
   });
 
   it("engram catalog publish uploads a directory through the API", async () => {

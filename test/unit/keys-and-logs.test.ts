@@ -32,4 +32,20 @@ describe("log redaction", () => {
     expect(JSON.stringify(out)).not.toContain("sk-1");
     expect(out).toMatchObject({ req: { headers: { host: "x" } }, msg: "kept" });
   });
+
+  it("redacts objects without a prototype (parsed headers) and leaves class instances to pino's serializers", () => {
+    const headers = Object.assign(Object.create(null), { authorization: "Bearer egk_secret", host: "x" });
+    let walked = false;
+    class Request {
+      get raw() {
+        walked = true;
+        return {};
+      }
+    }
+    const request = new Request();
+    const out = redactSecrets({ headers, req: request }) as { headers: object; req: unknown };
+    expect(out.headers).toEqual({ authorization: "[redacted]", host: "x" });
+    expect(out.req).toBe(request);
+    expect(walked).toBe(false);
+  });
 });
