@@ -84,9 +84,7 @@ describe("engram serve (the quick start)", () => {
   it("logs each request at info without its key", async () => {
     const res = await fetch(`${url}/views`, { headers: { authorization: `Bearer ${demoKey}` } });
     expect(res.status).toBe(200);
-    const line = await waitFor(async () =>
-      logged.split("\n").find((l) => l.includes('"url":"/views"')),
-    );
+    const line = await waitFor(async () => logged.split("\n").find((l) => l.includes('"url":"/views"')));
     expect(JSON.parse(line)).toMatchObject({ req: { method: "GET", url: "/views" } });
     expect(logged).not.toContain(demoKey);
     expect(logged.toLowerCase()).not.toContain("authorization");
