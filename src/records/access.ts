@@ -7,6 +7,7 @@ import * as sql from "./sql.js";
 
 export async function markAccessed(db: Db, workspaceId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const { rowCount } = await db.query(sql.MARK_ACCESSED, [workspaceId, ids]);
+  // Every search makes it: it runs prepared.
+  const { rowCount } = await db.queryRepeated(sql.MARK_ACCESSED, [workspaceId, ids]);
   db.noteWrites(rowCount, "record_access");
 }

@@ -68,7 +68,11 @@ export async function findWorkspaceByName(
  * The workspace a key selects, or undefined. The key is compared by looking up its digest
  * (an index probe), never character by character, so timing reveals nothing about it.
  */
-export async function authenticate(db: Queryable, key: string): Promise<Workspace | undefined> {
+/** The workspace of a key, or undefined. Every request asks it: it runs prepared. */
+export async function authenticate(
+  db: Pick<Db, "queryRepeated">,
+  key: string,
+): Promise<Workspace | undefined> {
   if (!isWellFormedKey(key)) return undefined;
-  return (await db.query<Workspace>(sql.FIND_BY_KEY_DIGEST, [keyDigest(key)])).rows[0];
+  return (await db.queryRepeated<Workspace>(sql.FIND_BY_KEY_DIGEST, [keyDigest(key)])).rows[0];
 }

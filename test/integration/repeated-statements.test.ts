@@ -1,10 +1,12 @@
 // Db.queryRepeated (src/platform/db/pglite-statements.ts): on PGlite a statement kept prepared,
 // run with a generic plan and its parameters as literals, must answer exactly as query() does,
-// fail as it does, and leave the session's other statements as they were; a server runs it as
-// query().
+// fail as it does, and leave the session's other statements as they were; a server keeps it as a
+// named statement of each connection (src/platform/db/postgres.ts), a bounded number of them.
 import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PREPARED_CAPACITY, parameterLiteral } from "../../src/platform/db/pglite-statements.js";
+import { parameterLiteral } from "../../src/platform/db/pglite-statements.js";
+import { openPostgres } from "../../src/platform/db/postgres.js";
+import { type Db, PREPARED_CAPACITY } from "../../src/platform/db/types.js";
 import { candidateRows } from "../../src/search/sql.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
 
@@ -121,4 +123,49 @@ describe("repeated statements", () => {
       expect(await prepared(t, "capacity 1 ")).toHaveLength(0);
     },
   );
+
+  describe.runIf(onServer)("on a server", () => {
+    // One connection, so that pg_prepared_statements (per session) shows what queryRepeated kept.
+    let one: Db;
+    beforeAll(async () => {
+      one = await openPostgres({ connectionString: t.url as string, poolSize: 1 });
+    });
+    afterAll(() => one.close());
+
+    const named = async (like: string) =>
+      (
+        await one.query<{ name: string; runs: number }>(
+          `SELECT name, (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements
+           WHERE statement LIKE $1 AND statement NOT LIKE '%pg_prepared_statements%'`,
+          [`%${like}%`],
+        )
+      ).rows;
+
+    it("keep each text as one named statement of the connection, parsed once", async () => {
+      const sql = "SELECT $1::int * 2 AS n /* named once */";
+      for (const n of [1, 2, 3]) expect((await one.queryRepeated(sql, [n])).rows).toEqual([{ n: 2 * n }]);
+      const [kept, ...more] = await named("named once");
+      expect(more).toEqual([]);
+      expect(kept?.name).toMatch(/^engram_[0-9a-f]{24}$/);
+      expect(kept?.runs).toBe(3);
+      // query() leaves nothing prepared.
+      await one.query("SELECT $1::int AS n /* unnamed */", [1]);
+      expect(await named("unnamed")).toEqual([]);
+    });
+
+    it("name no more than PREPARED_CAPACITY texts and run the others unnamed", async () => {
+      const text = (i: number) => `SELECT $1::int + ${i} AS n /* server capacity ${i} */`;
+      for (let i = 0; i < PREPARED_CAPACITY + 5; i++) {
+        expect((await one.queryRepeated(text(i), [1])).rows).toEqual([{ n: 1 + i }]);
+      }
+      const kept = await one.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'engram\\_%'",
+      );
+      expect(kept.rows[0]?.n).toBe(PREPARED_CAPACITY);
+      expect(await named(`server capacity ${PREPARED_CAPACITY + 4} `)).toEqual([]);
+      expect((await one.queryRepeated(text(PREPARED_CAPACITY + 4), [2])).rows).toEqual([
+        { n: 2 + PREPARED_CAPACITY + 4 },
+      ]);
+    });
+  });
 });

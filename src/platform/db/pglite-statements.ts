@@ -5,10 +5,7 @@
 // with a generic plan; its parameters go in as literals, since EXECUTE takes no bind parameters.
 import type { PGlite } from "@electric-sql/pglite";
 import { arrayElement, sqlLiteral } from "./literal.js";
-import type { Queryable, QueryResult } from "./types.js";
-
-/** Statements kept prepared; the least recently used one is deallocated beyond this. */
-export const PREPARED_CAPACITY = 64;
+import { PREPARED_CAPACITY, type Queryable, type QueryResult } from "./types.js";
 
 const INVALID_STATEMENT_NAME = "26000";
 
@@ -55,6 +52,7 @@ export function parameterLiteral(value: unknown): string | undefined {
 export function preparedStatements(
   pglite: PGlite,
   unprepared: Queryable["query"],
+  // The least recently used statement is deallocated beyond it.
   capacity = PREPARED_CAPACITY,
 ) {
   // Text -> its statement's name once prepared, in least recently used order.

@@ -1,7 +1,8 @@
 import pg from "pg";
+import { sha256Hex } from "../hash.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
-import { HNSW_SETTINGS, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
+import { HNSW_SETTINGS, PREPARED_CAPACITY, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
 
 const INT8_OID = 20;
 
@@ -45,6 +46,25 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     async exec(script: string): Promise<void> {
       await client.query(script);
     },
+  };
+}
+
+/**
+ * Db.queryRepeated on a server: a named prepared statement, which each connection of the pool
+ * parses once (node-postgres remembers which names a connection holds) and then only binds and
+ * runs, with the plan it keeps once it has seen that a generic one does as well. Parsing and
+ * planning were a third of a one-customer search's statement time on a 2-core VM (2.2 of 6.5 ms).
+ * The name is the text's digest, so concurrent first runs agree on it. At most PREPARED_CAPACITY
+ * texts are named (the ones past it run unnamed), so no connection holds more statements.
+ */
+function namedStatements(pool: pg.Pool) {
+  const named = new Set<string>();
+  return async <T>(text: string, params: unknown[]): Promise<QueryResult<T>> => {
+    const name = `engram_${sha256Hex(text).slice(0, 24)}`;
+    const keep = named.has(name) || named.size < PREPARED_CAPACITY;
+    const result = await pool.query(keep ? { name, text, values: params } : { text, values: params });
+    if (keep) named.add(name);
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
   };
 }
 
@@ -110,14 +130,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   }
 
   const root = wrap(pool);
+  const queryRepeated = namedStatements(pool);
   let closed = false;
   return {
     kind: "postgres",
     hasVector,
     pool,
     query: root.query,
-    // Unnamed, as query(): a pool's connections would each keep every text prepared, unbounded.
-    queryRepeated: root.query,
+    queryRepeated,
     exec: root.exec,
     // The server's autovacuum keeps statistics current.
     noteWrites: () => undefined,

@@ -12,14 +12,18 @@ export interface Queryable {
 
 export type DbKind = "pglite" | "postgres";
 
+/** Statement texts a session keeps prepared for Db.queryRepeated, at most. */
+export const PREPARED_CAPACITY = 64;
+
 /** The one database port. Adapters: PGlite (embedded) and a node-postgres pool (server). */
 export interface Db extends Queryable {
   readonly kind: DbKind;
   /** True when the pgvector extension is installed (vector columns and HNSW indexes). */
   readonly hasVector: boolean;
   /**
-   * A read that recurs with other parameters (search's candidate lists): PGlite keeps it prepared
-   * with a generic plan (pglite-statements.ts); a server runs it as query() does.
+   * A statement whose text recurs with other parameters on hot paths (search's candidate lists
+   * and bodies, the access mark, authentication): PGlite keeps it prepared with a generic plan
+   * (pglite-statements.ts), a server as a named statement on each connection (postgres.ts).
    */
   queryRepeated<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<QueryResult<T>>;
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
