@@ -123,49 +123,54 @@ describe("repeated statements", () => {
       expect(await prepared(t, "capacity 1 ")).toHaveLength(0);
     },
   );
+});
 
-  describe.runIf(onServer)("on a server", () => {
-    // One connection, so that pg_prepared_statements (per session) shows what queryRepeated kept.
-    let one: Db;
-    beforeAll(async () => {
-      one = await openPostgres({ connectionString: t.url as string, poolSize: 1 });
-    });
-    afterAll(() => one.close());
+describe.runIf(onServer)("repeated statements on a server", () => {
+  let t: TestDb;
+  // One connection, so that pg_prepared_statements (per session) shows what queryRepeated kept.
+  let one: Db;
+  beforeAll(async () => {
+    t = await createTestDb();
+    one = await openPostgres({ connectionString: t.url as string, poolSize: 1 });
+  });
+  afterAll(async () => {
+    await one.close();
+    await t.close();
+  });
 
-    const named = async (like: string) =>
-      (
-        await one.query<{ name: string; runs: number }>(
-          `SELECT name, (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements
-           WHERE statement LIKE $1 AND statement NOT LIKE '%pg_prepared_statements%'`,
-          [`%${like}%`],
-        )
-      ).rows;
+  const named = async (like: string) =>
+    (
+      await one.query<{ name: string; runs: number }>(
+        `SELECT name, (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements
+         WHERE statement LIKE $1 AND statement NOT LIKE '%pg_prepared_statements%'`,
+        [`%${like}%`],
+      )
+    ).rows;
 
-    it("keep each text as one named statement of the connection, parsed once", async () => {
-      const sql = "SELECT $1::int * 2 AS n /* named once */";
-      for (const n of [1, 2, 3]) expect((await one.queryRepeated(sql, [n])).rows).toEqual([{ n: 2 * n }]);
-      const [kept, ...more] = await named("named once");
-      expect(more).toEqual([]);
-      expect(kept?.name).toMatch(/^engram_[0-9a-f]{24}$/);
-      expect(kept?.runs).toBe(3);
-      // query() leaves nothing prepared.
-      await one.query("SELECT $1::int AS n /* unnamed */", [1]);
-      expect(await named("unnamed")).toEqual([]);
-    });
+  it("keep each text as one named statement of the connection, parsed once", async () => {
+    const sql = "SELECT $1::int * 2 AS n /* named once */";
+    for (const n of [1, 2, 3]) expect((await one.queryRepeated(sql, [n])).rows).toEqual([{ n: 2 * n }]);
+    const [kept, ...more] = await named("named once");
+    expect(more).toEqual([]);
+    expect(kept?.name).toMatch(/^engram_[0-9a-f]{24}$/);
+    expect(kept?.runs).toBe(3);
+    // query() leaves nothing prepared.
+    await one.query("SELECT $1::int AS n /* unnamed */", [1]);
+    expect(await named("unnamed")).toEqual([]);
+  });
 
-    it("name no more than PREPARED_CAPACITY texts and run the others unnamed", async () => {
-      const text = (i: number) => `SELECT $1::int + ${i} AS n /* server capacity ${i} */`;
-      for (let i = 0; i < PREPARED_CAPACITY + 5; i++) {
-        expect((await one.queryRepeated(text(i), [1])).rows).toEqual([{ n: 1 + i }]);
-      }
-      const kept = await one.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'engram\\_%'",
-      );
-      expect(kept.rows[0]?.n).toBe(PREPARED_CAPACITY);
-      expect(await named(`server capacity ${PREPARED_CAPACITY + 4} `)).toEqual([]);
-      expect((await one.queryRepeated(text(PREPARED_CAPACITY + 4), [2])).rows).toEqual([
-        { n: 2 + PREPARED_CAPACITY + 4 },
-      ]);
-    });
+  it("name no more than PREPARED_CAPACITY texts and run the others unnamed", async () => {
+    const text = (i: number) => `SELECT $1::int + ${i} AS n /* server capacity ${i} */`;
+    for (let i = 0; i < PREPARED_CAPACITY + 5; i++) {
+      expect((await one.queryRepeated(text(i), [1])).rows).toEqual([{ n: 1 + i }]);
+    }
+    const kept = await one.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'engram\\_%'",
+    );
+    expect(kept.rows[0]?.n).toBe(PREPARED_CAPACITY);
+    expect(await named(`server capacity ${PREPARED_CAPACITY + 4} `)).toEqual([]);
+    expect((await one.queryRepeated(text(PREPARED_CAPACITY + 4), [2])).rows).toEqual([
+      { n: 2 + PREPARED_CAPACITY + 4 },
+    ]);
   });
 });
