@@ -22,7 +22,7 @@ export interface Db extends Queryable {
   readonly hasVector: boolean;
   /**
    * A statement whose text recurs with other parameters on hot paths (search's candidate lists
-   * and bodies, the access mark, authentication): PGlite keeps it prepared with a generic plan
+   * and bodies, authentication): PGlite keeps it prepared with a generic plan
    * (pglite-statements.ts), a server as a named statement on each connection (postgres.ts).
    */
   queryRepeated<T = Record<string, unknown>>(text: string, params: unknown[]): Promise<QueryResult<T>>;
