@@ -23,11 +23,6 @@ export interface SpaceIndex {
 }
 
 /**
- * The indexed expression of a space's vectors, or undefined when the space is too wide for an
- * HNSW index. Half precision changes the walk's order a little, not the similarity a search
- * reports (that is computed on the stored vector).
- */
-/**
  * A vector's text form, as pgvector's input reads it (a query vector's, a stored one's): the JSON
  * of its numbers, all finite (the model router refuses any other).
  */
@@ -35,6 +30,11 @@ export function vectorLiteral(vector: number[]): string {
   return JSON.stringify(vector);
 }
 
+/**
+ * The indexed expression of a space's vectors, or undefined when the space is too wide for an
+ * HNSW index. Half precision changes the walk's order a little, not the similarity a search
+ * reports (that is computed on the stored vector).
+ */
 export function spaceIndex(column: string, dimensions: number): SpaceIndex | undefined {
   const n = Math.trunc(dimensions);
   const type = n <= VECTOR_INDEX_MAX ? "vector" : n <= HALFVEC_INDEX_MAX ? "halfvec" : undefined;

@@ -66,9 +66,9 @@ export async function findWorkspaceByName(
 
 /**
  * The workspace a key selects, or undefined. The key is compared by looking up its digest
- * (an index probe), never character by character, so timing reveals nothing about it.
+ * (an index probe), never character by character, so timing reveals nothing about it. Every
+ * request asks it, so it runs prepared.
  */
-/** The workspace of a key, or undefined. Every request asks it: it runs prepared. */
 export async function authenticate(
   db: Pick<Db, "queryRepeated">,
   key: string,
