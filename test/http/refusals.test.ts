@@ -80,6 +80,7 @@ describe("refusals before the routes, and long text queries", () => {
       `billing ${manyTerms}`.slice(0, 8192),
     ];
     let slowestHealthMs = 0;
+    let probes = 0;
     let searching = true;
     const probe = (async () => {
       while (searching) {
@@ -87,6 +88,7 @@ describe("refusals before the routes, and long text queries", () => {
         const res = await fetch(`${base}/health`);
         expect(res.status).toBe(200);
         slowestHealthMs = Math.max(slowestHealthMs, performance.now() - began);
+        probes += 1;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
@@ -109,10 +111,12 @@ describe("refusals before the routes, and long text queries", () => {
       searching = false;
       await probe;
     }
-    // PGlite runs each statement on this process's event loop, so a probe can wait for the one
-    // statement executing (tens of ms alone, up to ~300 ms when two test files share two cores),
-    // never for the queue behind it (see answeredWithin), which without the term cap is seconds;
-    // the server answers within 100 ms throughout, twice that under the same contention.
-    expect(slowestHealthMs).toBeLessThan(t.db.kind === "pglite" ? 600 : 200);
+    expect(probes).toBeGreaterThan(0);
+    // The server answers /health within 100 ms throughout (twice that when two test files share
+    // two cores); without the term cap its probe times out into a 503. PGlite runs each statement
+    // on this process's event loop, so its probe waits for the statement executing: 74 ms alone
+    // with the cap, 650 uncapped, up to 760 capped on a slow VM sharing its cores, so no bound
+    // tells the two apart there; the hits above check the cap on both.
+    if (t.db.kind !== "pglite") expect(slowestHealthMs).toBeLessThan(200);
   });
 });
