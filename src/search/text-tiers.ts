@@ -170,7 +170,7 @@ async function tierSizes(query: TieredQuery): Promise<TierSize | undefined> {
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
   const { words } = query;
-  const walked = await rankTiers(query, words, undefined);
+  const walked = await rankTiers(query, words);
   let rows = walked.rows;
   const last = rows[Math.min(query.exact, query.limit) - 1];
   const tier = TIERS[walked.round - 1] as number;
@@ -178,17 +178,34 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
   if (rank <= unreadBound(words.common.map(() => tier))) {
     // Lower tiers read until they bound the unread records below it.
     const tiers = last && tiersToRead(rank, tier, words.common.length, await tierSizes(query));
-    if (tiers) rows = (await rankTiers(query, words, tiers)).rows;
+    if (tiers) rows = await lowerTiers(query, rows, tier, tiers);
     else {
       // None do (or too few records were read): every tier, then the levels below them.
       const everyTier = words.common.map(() => LOWEST_TIER);
-      if (tier > LOWEST_TIER) rows = (await rankTiers(query, words, everyTier)).rows;
+      if (tier > LOWEST_TIER) rows = await lowerTiers(query, rows, tier, everyTier);
       const levels = await completeByLevels(query, rows);
       if (!levels) return undefined;
       rows = levels;
     }
   }
   return rows.length < query.limit ? topUp(query, rows) : rows;
+}
+
+/**
+ * The best `limit` of `walked` (the walk's best: every common word's tiers down to `tier` and
+ * every rare word's records) and of the common words' tiers below `tier` down to `through`. The
+ * walk's records are not read again: one it read that is not among its best has `limit` records
+ * of `walked` above it, and so stays out of the best of both.
+ */
+async function lowerTiers(
+  query: TieredQuery,
+  walked: Candidate[],
+  tier: number,
+  through: number[],
+): Promise<Candidate[]> {
+  const seen = new Set(walked.map((row) => row.id));
+  const below = (await rankTiers(query, query.words, { through, below: tier })).rows;
+  return [...walked, ...below.filter((row) => !seen.has(row.id))].sort(byRank).slice(0, query.limit);
 }
 
 /**
@@ -210,24 +227,24 @@ async function topUp(query: TieredQuery, rows: Candidate[]): Promise<Candidate[]
 }
 
 /**
- * One statement: the best `limit` visible records of the common words' tiers down to `through`
- * (each word's lowest tier, read as one round; or, when undefined, walked a tier at a time for
- * every word down to the round where the counted matches first reach the limit, or the last) and
- * of the rare words, ranked by ts_rank_cd, with the last round walked. Each tiered record is
- * read, checked and ranked once, as its round is walked; only the best `limit` are read again for
- * their columns.
+ * One statement: the best `limit` visible records of the common words' tiers, ranked by
+ * ts_rank_cd, with the last round walked. Either walked a tier at a time for every word from the
+ * highest down to the round where the counted matches first reach the limit (or the last), with
+ * every record of the rare words; or, given `lower`, each word's tiers below `lower.below` down
+ * to its own lowest (`lower.through`) as one round. Each tiered record is read, checked and
+ * ranked once, as its round is walked; only the best `limit` are read again for their columns.
  */
 async function rankTiers(
   query: TieredQuery,
   words: Words,
-  through: number[] | undefined,
+  lower?: { through: number[]; below: number },
 ): Promise<{ rows: Candidate[]; round: number }> {
   const { params, where, tsq, columns } = query.base();
   const read = TIERS.flatMap((tier, i) =>
     words.common.flatMap((lexeme, w) =>
-      through && tier < (through[w] as number)
+      lower && (tier < (lower.through[w] as number) || tier >= lower.below)
         ? []
-        : [{ token: `${query.workspaceId}:${tier}:${lexeme}`, round: through ? 1 : i + 1 }],
+        : [{ token: `${query.workspaceId}:${tier}:${lexeme}`, round: lower ? 1 : i + 1 }],
     ),
   );
   const tokens = read.map((r) => r.token);
@@ -249,7 +266,7 @@ async function rankTiers(
       OFFSET 0) r, q
     WHERE ${where} ${match})`;
   const walk =
-    through === undefined
+    lower === undefined
       ? `walk AS (
        SELECT 0 AS round, 0::bigint AS found, NULL::uuid[] AS ids, NULL::bigint[] AS seqs, NULL::real[] AS ranks
        UNION ALL
@@ -258,9 +275,9 @@ async function rankTiers(
        WHERE w.found < ${limit} AND w.round < ${TIERS.length}
      )`
       : `walk AS (SELECT 1 AS round, s.n AS found, s.ids, s.seqs, s.ranks FROM ${ranked("1", "1")} s)`;
-  // Every record holding a rare word is read and ranked too.
+  // Every record holding a rare word is read and ranked too, in the walk.
   const rare =
-    words.rare.length > 0
+    !lower && words.rare.length > 0
       ? `UNION SELECT r.id, r.seq, ts_rank_cd(r.search_text, q.tsq)
        FROM (SELECT * FROM records t WHERE t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery
          OFFSET 0) r, q

@@ -312,6 +312,9 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(read).toContain("2:quokka");
       expect(read).toContain("5:zebra");
       expect(read).not.toContain("4:zebra");
+      // Only the tiers below the walk's: what it read is merged in, not read again.
+      expect(read).not.toContain("6:zebra");
+      expect(read).not.toContain("6:quokka");
     });
 
     it("tops the pool up with other matches when the tiers hold the best k but fewer than the pool", async () => {
@@ -411,6 +414,32 @@ describe("search: text proposals from term-frequency tiers", () => {
       const literals = values.filter((v): v is string => typeof v === "string" && v.startsWith("("));
       expect(literals.some((v) => /^\('\w+' & '\w+' & '\w+'\)$/.test(v))).toBe(true);
       expect(literals.some((v) => /^\('\w+' & '\w+'\)( \| \('\w+' & '\w+'\)){2}$/.test(v))).toBe(true);
+    });
+
+    it("keeps the walk's records, a rare word's among them, when it reads lower tiers", async () => {
+      // The walk stops at zebra's tier 6 (three records) beside yak's one record, read whole as a
+      // rare word; an unread record may still rank 1.0, so the tiers below 6 are read next, and
+      // only those: the yak record (0.8) comes from the walk, the quokka one (0.7) from below.
+      const texts = [
+        ...Array.from({ length: 3 }, (_, i) => `${"zebra ".repeat(6)}six${i}`),
+        `${"quokka ".repeat(4)}${"zebra ".repeat(3)}best`,
+        `${"yak ".repeat(8)}rare`,
+        ...Array.from({ length: 30 }, (_, i) => `${"zebra ".repeat(3 + (i % 2))}some${i}`),
+        ...Array.from({ length: 60 }, (_, i) => `zebra quokka once${i}`),
+      ];
+      const ws = await workspaceOf("tiers-lower-rare", texts);
+      const body = { mode: "text", q: "zebra quokka yak", k: 3, params: { candidates: 3 } };
+      const seen: string[] = [];
+      const values: unknown[] = [];
+      const tiered = await propose(body, false, recording(seen, values), ws.id);
+      expect(tiered).toEqual([ws.ids[4], ws.ids[3], ws.ids[2]]);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      const tierStatements = seen.filter((sql) => sql.includes("engram_text_tiers"));
+      expect(tierStatements).toHaveLength(2);
+      // The rare word is read in the walk only.
+      expect(tierStatements[0]).toContain("::tsquery");
+      expect(values.filter((v) => v === "'yak'")).toHaveLength(1);
+      expect(seen.some(scoresEvery)).toBe(false);
     });
 
     it("at the lowest level, takes the newest records holding a word once", async () => {
