@@ -11,6 +11,7 @@ export {
 } from "./discovery.js";
 export { activeCollection, type CatalogIndex } from "./index-types.js";
 export { type LoadedCatalog, loadCatalog } from "./load.js";
+export { activeInstallSql, forgetInstall, rememberInstall, runAsRequest } from "./request-install.js";
 export {
   activeCatalog,
   type CatalogDeps,

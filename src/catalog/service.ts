@@ -9,6 +9,7 @@ import {
 } from "./compatibility.js";
 import { type LoadedCatalog, loadCatalog } from "./load.js";
 import { pruneReport } from "./prune.js";
+import { takeInstall } from "./request-install.js";
 import * as sql from "./sql.js";
 import type { CollectionDef } from "./types.js";
 
@@ -181,8 +182,7 @@ export async function activeCatalog(
   db: Queryable,
   workspaceId: string,
 ): Promise<InstalledCatalog | undefined> {
-  const { rows } = await db.query<{ id: string }>(sql.ACTIVE_INSTALL_ID, [workspaceId]);
-  const installId = rows[0]?.id;
+  const installId = await activeInstallId(db, workspaceId);
   if (!installId) return undefined;
   const cached = cache.get(workspaceId);
   if (cached?.installId === installId) return cached;
@@ -191,6 +191,13 @@ export async function activeCatalog(
   const catalog = { ...loadCatalog(install.files, install.package), installId: install.id };
   cache.set(workspaceId, catalog);
   return catalog;
+}
+
+/** The active install's id: the one the request's key lookup read, else read now. */
+async function activeInstallId(db: Queryable, workspaceId: string): Promise<string | null | undefined> {
+  const read = takeInstall(db, workspaceId);
+  if (read !== undefined) return read;
+  return (await db.query<{ id: string }>(sql.ACTIVE_INSTALL_ID, [workspaceId])).rows[0]?.id;
 }
 
 export async function requireCatalog(db: Queryable, workspaceId: string): Promise<InstalledCatalog> {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { forgetInstall, runAsRequest } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { authenticate, type Workspace } from "../workspaces/index.js";
@@ -23,6 +24,11 @@ export function isPublicPath(url: string): boolean {
 /** Spec Authentication rules 1-3: a workspace key on every route except the public ones. */
 export function registerAuth(app: FastifyInstance, db: Db): void {
   app.decorateRequest("workspace", undefined as unknown as Workspace);
+  // Each request in a scope of its own, where the key lookup leaves the catalog install it read
+  // for the request's first catalog check (src/catalog/request-install.ts); dropped as the
+  // response goes, so work the request leaves running reads the catalog itself.
+  app.addHook("onRequest", (_request, _reply, done) => runAsRequest(done));
+  app.addHook("onSend", async () => forgetInstall());
   app.addHook("onRequest", async (request) => {
     if (isPublicPath(request.url)) return;
     const match = BEARER.exec(request.headers.authorization ?? "");

@@ -1,3 +1,4 @@
+import { rememberInstall } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { generateKey, isWellFormedKey, keyDigest } from "./keys.js";
@@ -67,12 +68,20 @@ export async function findWorkspaceByName(
 /**
  * The workspace a key selects, or undefined. The key is compared by looking up its digest
  * (an index probe), never character by character, so timing reveals nothing about it. Every
- * request asks it, so it runs prepared.
+ * request asks it, so it runs prepared, and reads the workspace's active catalog install too,
+ * which the request's first catalog check then takes instead of reading it again.
  */
 export async function authenticate(
   db: Pick<Db, "queryRepeated">,
   key: string,
 ): Promise<Workspace | undefined> {
   if (!isWellFormedKey(key)) return undefined;
-  return (await db.queryRepeated<Workspace>(sql.FIND_BY_KEY_DIGEST, [keyDigest(key)])).rows[0];
+  const { rows } = await db.queryRepeated<Workspace & { catalog_install_id: string | null }>(
+    sql.FIND_BY_KEY_DIGEST,
+    [keyDigest(key)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  rememberInstall(db, row.id, row.catalog_install_id);
+  return { id: row.id, name: row.name };
 }
