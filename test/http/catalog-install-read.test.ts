@@ -79,12 +79,7 @@ describe("the request's catalog check rides on the key lookup", () => {
       "version: 1.0.0",
       "version: 1.1.0",
     );
-    const published = await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers,
-      payload: { package: "support@1.1.0", files },
-    });
+    const published = await t.publish(headers, { package: "support@1.1.0", files });
     expect(published.statusCode, published.body).toBe(200);
     const { res, statements } = await search(sentiment);
     expect(res.statusCode, res.body).toBe(200);

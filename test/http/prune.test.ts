@@ -44,12 +44,7 @@ describe("GET /catalog/prune", () => {
       .replace("version: 1.0.0", "version: 2.0.0")
       .replace("  - customer_facts@1\n", "  - customer_facts@1\n  - customer_facts@2\n");
     files["views/unused.yaml"] = UNLISTED_VIEW;
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers,
-      payload: { package: "support@2.0.0", files },
-    });
+    const res = await t.publish(headers, { package: "support@2.0.0", files });
     expect(res.statusCode, res.body).toBe(200);
   });
   afterAll(() => t.close());

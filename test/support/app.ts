@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { type Config, loadConfig } from "../../src/config/index.js";
 import { type AppDeps, buildApp } from "../../src/http/app.js";
 import type { Db } from "../../src/platform/db/index.js";
@@ -18,6 +18,8 @@ export interface TestApp {
   testDb: TestDb;
   /** Creates a workspace and returns its bearer headers. */
   workspace(name: string): Promise<{ id: string; key: string; headers: { authorization: string } }>;
+  /** POST /catalog with this body in the workspace of these headers; the response as it came. */
+  publish(headers: { authorization: string }, payload: object): Promise<LightMyRequestResponse>;
   /** Publishes the example package (examples/catalog) into the workspace of these headers. */
   publishExample(headers: { authorization: string }): Promise<void>;
   /** Writes rows through POST /records (failing on anything but 200) and returns the inserted ids. */
@@ -36,10 +38,13 @@ export async function createTestApp(
     routes: options.routes,
     instrument: checkResponseContract,
   });
+  const publish: TestApp["publish"] = (headers, payload) =>
+    app.inject({ method: "POST", url: "/catalog", headers, payload });
   return {
     app,
     db: testDb.db,
     testDb,
+    publish,
     async workspace(name) {
       const created = await createWorkspace(testDb.db, name);
       return {
@@ -49,12 +54,7 @@ export async function createTestApp(
       };
     },
     async publishExample(headers) {
-      const res = await app.inject({
-        method: "POST",
-        url: "/catalog",
-        headers,
-        payload: await exampleRequest(),
-      });
+      const res = await publish(headers, await exampleRequest());
       if (res.statusCode !== 200) throw new Error(`publishing the example failed: ${res.body}`);
     },
     async writeRecords(headers, records) {
