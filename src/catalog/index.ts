@@ -11,7 +11,7 @@ export {
 } from "./discovery.js";
 export { activeCollection, type CatalogIndex } from "./index-types.js";
 export { type LoadedCatalog, loadCatalog } from "./load.js";
-export { activeInstallSql, forgetInstall, rememberInstall, runAsRequest } from "./request-install.js";
+export { forgetInstall, rememberInstall, runAsRequest } from "./request-install.js";
 export {
   activeCatalog,
   type CatalogDeps,
@@ -30,3 +30,4 @@ export {
   requireCatalog,
   type SpaceIndexes,
 } from "./service.js";
+export { activeInstallSql } from "./sql.js";

@@ -15,10 +15,6 @@ interface ReadInstall {
 
 const requests = new AsyncLocalStorage<{ install?: ReadInstall }>();
 
-/** The id of the workspace's active install (NULL when none), for the key lookup to select. */
-export const activeInstallSql = (workspaceId: string) =>
-  `(SELECT c.id FROM catalog_installs c WHERE c.workspace_id = ${workspaceId} AND c.active)`;
-
 /** Runs `next`, and everything it starts, as one request. */
 export function runAsRequest(next: () => void): void {
   requests.run({}, next);

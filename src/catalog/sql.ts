@@ -1,4 +1,8 @@
-export const ACTIVE_INSTALL_ID = "SELECT id FROM catalog_installs WHERE workspace_id = $1 AND active";
+/** The id of the workspace's active install (NULL when none), as a subquery; the key lookup selects it too. */
+export const activeInstallSql = (workspaceId: string) =>
+  `(SELECT c.id FROM catalog_installs c WHERE c.workspace_id = ${workspaceId} AND c.active)`;
+
+export const ACTIVE_INSTALL_ID = `SELECT ${activeInstallSql("$1")} AS id`;
 
 export const ACTIVE_INSTALL = `
   SELECT id, package, catalog_hash, files, hashes, installed_at

@@ -170,7 +170,7 @@ async function tierSizes(query: TieredQuery): Promise<TierSize | undefined> {
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
   const { words } = query;
-  const walked = await rankTiers(query, words);
+  const walked = await rankTiers(query);
   let rows = walked.rows;
   const last = rows[Math.min(query.exact, query.limit) - 1];
   const tier = TIERS[walked.round - 1] as number;
@@ -204,7 +204,7 @@ async function lowerTiers(
   through: number[],
 ): Promise<Candidate[]> {
   const seen = new Set(walked.map((row) => row.id));
-  const below = (await rankTiers(query, query.words, { through, below: tier })).rows;
+  const below = (await rankTiers(query, { through, below: tier })).rows;
   return [...walked, ...below.filter((row) => !seen.has(row.id))].sort(byRank).slice(0, query.limit);
 }
 
@@ -236,9 +236,9 @@ async function topUp(query: TieredQuery, rows: Candidate[]): Promise<Candidate[]
  */
 async function rankTiers(
   query: TieredQuery,
-  words: Words,
   lower?: { through: number[]; below: number },
 ): Promise<{ rows: Candidate[]; round: number }> {
+  const { words } = query;
   const { params, where, tsq, columns } = query.base();
   const read = TIERS.flatMap((tier, i) =>
     words.common.flatMap((lexeme, w) =>

@@ -58,12 +58,14 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
  * texts are named (the ones past it run unnamed), so no connection holds more statements.
  */
 function namedStatements(pool: pg.Pool) {
-  const named = new Set<string>();
+  // Text -> its name, once a run under it succeeded; a text is hashed only while names are left.
+  const names = new Map<string, string>();
   return async <T>(text: string, params: unknown[]): Promise<QueryResult<T>> => {
-    const name = `engram_${sha256Hex(text).slice(0, 24)}`;
-    const keep = named.has(name) || named.size < PREPARED_CAPACITY;
-    const result = await pool.query(keep ? { name, text, values: params } : { text, values: params });
-    if (keep) named.add(name);
+    const name =
+      names.get(text) ??
+      (names.size < PREPARED_CAPACITY ? `engram_${sha256Hex(text).slice(0, 24)}` : undefined);
+    const result = await pool.query(name ? { name, text, values: params } : { text, values: params });
+    if (name) names.set(text, name);
     return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
   };
 }
