@@ -17,18 +17,24 @@ import type { Candidate } from "./types.js";
  */
 const MAX_CONJUNCTIONS = 64;
 
+/** What the levels found: best first, at most `limit`; `every`: no visible match is left out. */
+export interface Levels {
+  rows: Candidate[];
+  every: boolean;
+}
+
 /**
  * The exact top `exact` from the records read so far (`read`: every common word's tiers down to
  * 2 and every rare word's records, best first, at most `limit` of them), and the levels below
- * them; undefined when a level would take too many conjunctions. Best first, at most `limit`.
+ * them; undefined when a level would take too many conjunctions. When the lowest level is read
+ * and answers fewer than k, every visible match not found before is in it: with fewer than
+ * `limit` found, there is nothing left to top the pool up with.
  */
-export async function completeByLevels(
-  query: TieredQuery,
-  read: Candidate[],
-): Promise<Candidate[] | undefined> {
+export async function completeByLevels(query: TieredQuery, read: Candidate[]): Promise<Levels | undefined> {
   const k = Math.min(query.exact, query.limit);
   const common = query.words.common;
   let found = read;
+  let every = false;
   // Before level d, every record not found ranks at most d occurrences: unread ones hold at most
   // d distinct words once each, and read ones that the limit cut rank below the limit-th.
   for (let level = common.length; level >= 1; level--) {
@@ -40,8 +46,9 @@ export async function completeByLevels(
     // A level that answers fewer than k has given all its records; one that answers k has put
     // the k-th found at its level or above, over every record of the levels below.
     found = [...found, ...more].sort(byRank);
+    every = level === 1 && more.length < k;
   }
-  return found.slice(0, query.limit);
+  return { rows: found.slice(0, query.limit), every };
 }
 
 /** The statement's shared parts: parameters, visibility, tsquery, and the ids already found. */

@@ -165,8 +165,8 @@ async function tierSizes(query: TieredQuery): Promise<TierSize | undefined> {
  * read, every word is read down to 2 and the records holding each word once at most are read
  * by levels (completeByLevels). The best `exact` candidates are then exactly the exhaustive
  * ones; the rest of the pool is the best of the records read, topped up with other matches when
- * those are fewer than `limit` (all of them rank below the `exact`-th). Estimates only decide
- * what is read, never what is exact.
+ * those are fewer than `limit` and the levels did not read every match (all of them rank below
+ * the `exact`-th). Estimates only decide what is read, never what is exact.
  */
 export async function tieredTextCandidates(query: TieredQuery): Promise<Candidate[] | undefined> {
   const { words } = query;
@@ -185,7 +185,8 @@ export async function tieredTextCandidates(query: TieredQuery): Promise<Candidat
       if (tier > LOWEST_TIER) rows = await lowerTiers(query, rows, tier, everyTier);
       const levels = await completeByLevels(query, rows);
       if (!levels) return undefined;
-      rows = levels;
+      if (levels.every) return levels.rows;
+      rows = levels.rows;
     }
   }
   return rows.length < query.limit ? topUp(query, rows) : rows;

@@ -463,6 +463,35 @@ describe("search: text proposals from term-frequency tiers", () => {
       expect(seen.some((sql) => sql.includes("ORDER BY r.seq DESC LIMIT"))).toBe(true);
     });
 
+    it("does not top the pool up when the lowest level has given every match left", async () => {
+      // 300 email records hold quince once; of the chat ones three repeat it and two hold it
+      // once. A chat search for a pool of 8 walks every tier (3 found), then the lowest level
+      // answers the two others, fewer than k: no visible match is left for a top-up to look for.
+      const texts = [
+        ...Array.from({ length: 300 }, (_, i) => `quince email${i}`),
+        ...Array.from({ length: 3 }, (_, i) => `${"quince ".repeat(2 + i)}chat${i}`),
+        ...Array.from({ length: 2 }, (_, i) => `quince chatonce${i}`),
+      ];
+      const channels = texts.map((_, i) => (i < 300 ? "email" : "chat"));
+      const ws = await workspaceOf("tiers-every-match", texts, channels);
+      const body = {
+        mode: "text",
+        q: "quince",
+        k: 6,
+        params: { candidates: 8 },
+        scope: { collections: ["customer_events"] },
+        where: { channel: { eq: "chat" } },
+      };
+      const seen: string[] = [];
+      const tiered = await propose(body, false, recording(seen), ws.id);
+      expect(tiered).toEqual(await propose(body, true, t.db, ws.id));
+      expect(tiered).toEqual([302, 301, 300, 304, 303].map((i) => ws.ids[i]));
+      expect(seen.some((sql) => sql.includes("ORDER BY r.seq DESC LIMIT"))).toBe(true);
+      const topsUp = (sql: string) =>
+        sql.includes("r.id <> ALL") && !/ORDER BY (text_match|r\.seq)/.test(sql);
+      expect(seen.some(topsUp)).toBe(false);
+    });
+
     it.each([
       ["excluded terms", "lime lemon -melon", {}],
       ["where filters", "lime lemon melon", { where: { channel: { eq: "chat" } } }],
