@@ -44,7 +44,7 @@ export async function termLexemes(
   const wanted = terms.filter((term) => !term.negate);
   if (wanted.some((term) => term.phrase)) return undefined;
   const [{ rows }, stats] = await Promise.all([
-    // Every text search with a common word sends it: prepared, it skips parsing and planning.
+    // Every text search not scoped by entity sends it: prepared, it skips parsing and planning.
     db.queryRepeated<{ lexemes: string[] }>(
       `SELECT ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($1::regconfig, t.text)) AS u) AS lexemes
        FROM unnest($2::text[]) AS t(text)`,
