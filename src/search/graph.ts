@@ -156,7 +156,14 @@ export async function loadLinks(
       AND ${LIVE}
   ) e`;
   if (predicates.length) filters.push(`e.predicate = ANY(${params.add(predicates)}::text[])`);
-  const rows = await queryRowsAsJson<LinkRow>(db, `${sql} WHERE ${filters.join(" AND ")}`, params.values);
+  // Repeated: a view's walks send the same few texts, and on PGlite planning was a third of a
+  // graph request (bench/RESULTS.md part 20).
+  const rows = await queryRowsAsJson<LinkRow>(
+    db,
+    `${sql} WHERE ${filters.join(" AND ")}`,
+    params.values,
+    true,
+  );
   const profileOf = new Map(versions.map((def) => [def.version, def.search_profile]));
   const links = rows.map(({ collection_version, ...link }) => {
     const profile = profileOf.get(Number(collection_version)) as string;
