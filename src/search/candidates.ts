@@ -49,7 +49,8 @@ function embeddingJoin(params: Params, query: QueryVector): string {
 /**
  * Runs a proposal. `repeated`: its text recurs with other values and planning is a large share of
  * its cost on PGlite (Db.queryRepeated): the vector and recency lists, whose plans the ORDER BY
- * fixes. Not the text tiers, which ran 25% slower on a generic plan (bench/RESULTS.md part 15).
+ * fixes, and the text reads fenced to one index (textCandidates). Not the text tiers, which ran
+ * 25% slower on a generic plan (bench/RESULTS.md part 15).
  */
 function run(db: Db, sql: string, params: Params, repeated = false): Promise<Candidate[]> {
   return candidateRows(db, sql, params.values, repeated);
@@ -132,6 +133,8 @@ export async function textCandidates(
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
+    // A fenced read's plan is its index's, whatever the values (bench/RESULTS.md part 20).
+    matches !== "records r",
   );
 }
 

@@ -193,11 +193,13 @@ describe("search: text proposals from term-frequency tiers", () => {
     const recording = (seen: string[], values: unknown[] = []): Db =>
       new Proxy(t.db, {
         get(target, property) {
-          if (property === "query") {
+          if (property === "query" || property === "queryRepeated") {
             return (sql: string, params?: unknown[]) => {
               seen.push(sql);
               values.push(...(params ?? []));
-              return target.query(sql, params);
+              return property === "query"
+                ? target.query(sql, params)
+                : target.queryRepeated(sql, params ?? []);
             };
           }
           const value = Reflect.get(target, property);
