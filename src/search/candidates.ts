@@ -120,10 +120,11 @@ export async function textCandidates(
   // its matches are few everywhere) through the full-text index alone (ANDing in the bitmap of
   // the workspace's every record cost half the statement at 100k records). The matches of common
   // words are left to the planner: ANDing in a filter's bitmap spares heap reads of most of them.
+  const everyWordRare = words !== undefined && words.common.length === 0;
   const matches = entities
     ? `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.add(input.workspaceId)}
         AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`
-    : words && words.common.length === 0
+    : everyWordRare
       ? TEXT_MATCHES
       : "records r";
   return run(
@@ -134,7 +135,7 @@ export async function textCandidates(
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
     // A fenced read's plan is its index's, whatever the values (bench/RESULTS.md part 20).
-    matches !== "records r",
+    entities !== undefined || everyWordRare,
   );
 }
 
