@@ -4,6 +4,7 @@ import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spaceReads, vectorLiteral } from "../records/index.js";
+import { firstListDepth, interleave, interleaveByNeed } from "./interleave.js";
 import {
   candidateColumns,
   candidateRows,
@@ -73,6 +74,12 @@ function textConfig(input: ProposeInput): string {
   return input.catalog.index.searchProfiles.get(input.part.profile)?.def.text_config ?? "english";
 }
 
+/** The records of `entities`, read through the entity index alone (OFFSET 0 fences it). */
+function entityRecords(params: Params, workspaceId: string, entities: string[]): string {
+  return `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.add(workspaceId)}
+    AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`;
+}
+
 /** Text proposals, best ts_rank_cd first (also the bench's recall measure, bench/recall.ts). */
 export async function textCandidates(
   input: ProposeInput,
@@ -122,8 +129,7 @@ export async function textCandidates(
   // words are left to the planner: ANDing in a filter's bitmap spares heap reads of most of them.
   const everyWordRare = words !== undefined && words.common.length === 0;
   const matches = entities
-    ? `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.add(input.workspaceId)}
-        AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`
+    ? entityRecords(params, input.workspaceId, entities)
     : everyWordRare
       ? TEXT_MATCHES
       : "records r";
@@ -255,83 +261,85 @@ function missingSignalsSql(input: ProposeInput, params: Params, missing: Missing
   return columns.map((column) => `, ${column}`).join("");
 }
 
-/**
- * Round-robin over the proposal lists, skipping ids already taken, up to the limit; `exhausted`
- * marks the lists the round robin read to their end before it was done.
- */
-function interleave(lists: Candidate[][], limit: number): { out: Candidate[]; exhausted: boolean[] } {
-  const seen = new Set<string>();
-  const out: Candidate[] = [];
-  const exhausted = lists.map(() => false);
-  for (let i = 0; out.length < limit && lists.some((list) => i < list.length); i++) {
-    lists.forEach((list, j) => {
-      if (out.length >= limit) return;
-      const candidate = list[i];
-      if (!candidate) exhausted[j] = true;
-      else if (!seen.has(candidate.id)) {
-        seen.add(candidate.id);
-        out.push(candidate);
-      }
-    });
-  }
-  // Every list ran out before the limit was reached.
-  if (out.length < limit) exhausted.fill(true);
-  return { out, exhausted };
-}
-
-/** Hybrid lists share a few records (a recent one that also matches): read each a little deeper. */
-const OVERLAP_MARGIN = 1.25;
-
-/** How deep the round robin first reads each of `lists` lists for a pool of `limit`. */
-export function firstListDepth(limit: number, lists: number): number {
-  return Math.min(limit, Math.ceil((OVERLAP_MARGIN * limit) / lists));
-}
-
 /** Hybrid's proposal lists: vector, text and newest first. */
 const HYBRID_LISTS = 3;
 
 /**
  * How deep hybrid first reads each of its lists (also the bench's recall measure). An entity's
- * records are few and the three lists hold mostly the same ones: they are read whole, as a
- * shallow first read would only be read again.
+ * records are few and the three lists hold mostly the same ones: they are read whole, in one
+ * statement (entityHybridCandidates), as a shallow first read would only be read again.
  */
 export function hybridFirstDepth(part: SearchPart): number {
   const limit = part.params.candidates;
   return part.scope.entities ? limit : firstListDepth(limit, HYBRID_LISTS);
 }
 
-/** One proposal list, read `limit` deep. */
-type Proposer = (limit: number) => Promise<Candidate[]>;
+/** A row of entityHybridCandidates: a candidate and its place in each list (null: not in it). */
+interface ListedCandidate extends Candidate {
+  vector_rank: number | string | null;
+  text_rank: number | string | null;
+  recent_rank: number | string | null;
+}
 
 /**
- * The round robin over the lists read `limit` deep, reading each only as deep as the round robin
- * goes: first a quarter more than limit / lists deep (what it takes from lists that share up to
- * a quarter of the limit), then, for a list it read to the end while that list may hold more,
- * twice as deep (up to limit), and again. A proposal's cost grows with its depth (an HNSW scan
- * iterates past ef_search, the text tiers walk further), so lists that barely overlap are read
- * a third as deep.
+ * Hybrid scoped by entity, in one statement: the entity's rows are read once, each signal is
+ * computed once per row, and each row comes with its place in each list's order (the orders of
+ * vectorCandidates, textCandidates and recentCandidates), up to `limit`, for the same round
+ * robin. Three statements each computed both signals for the same rows, one after the other on
+ * PGlite (bench/RESULTS.md part 21: 0.6x on PGlite, 0.82x on a server; an entity of 450-1,425
+ * records is as fast as the three lists run at once on a server's pool).
  */
-export async function interleaveByNeed(
-  proposers: Proposer[],
+async function entityHybridCandidates(
+  input: ProposeInput,
+  entities: string[],
   limit: number,
-  first = firstListDepth(limit, proposers.length),
 ): Promise<Candidate[]> {
-  const depths = proposers.map(() => first);
-  const lists = await Promise.all(proposers.map((propose, j) => propose(depths[j] as number)));
-  for (;;) {
-    const { out, exhausted } = interleave(lists, limit);
-    const deeper = lists.flatMap((list, j) =>
-      exhausted[j] && list.length >= (depths[j] as number) && (depths[j] as number) < limit ? [j] : [],
-    );
-    if (deeper.length === 0) return out;
-    await Promise.all(
-      deeper.map(async (j) => {
-        const depth = Math.min(limit, 2 * (depths[j] as number));
-        depths[j] = depth;
-        lists[j] = await (proposers[j] as Proposer)(depth);
-      }),
-    );
-  }
+  const params = new Params();
+  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  // No wanted term (only exclusions, or none): the text list is empty and text_match is 0.
+  const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
+  const textMatch = tsq
+    ? "CASE WHEN r.search_text @@ q.tsq THEN ts_rank_cd(r.search_text, q.tsq) END"
+    : "NULL::real";
+  const vector = input.query
+    ? {
+        join: `LEFT ${embeddingJoin(params, input.query)}`,
+        embedded: "e.record_id IS NOT NULL",
+        similarity: similaritySql(input.db, params, input.query),
+      }
+    : { join: "", embedded: "false", similarity: "NULL::float8" };
+  const n = params.add(limit);
+  // The signals are computed once per row, below the fence (OFFSET 0), and the three orders sort
+  // narrow rows; text_match is null where the row does not match (0 in the candidate).
+  const rows = await candidateRows<ListedCandidate>(
+    input.db,
+    `SELECT ${candidateColumns(input.lastAccessed, "y")}, y.similarity, coalesce(y.text_match, 0) AS text_match,
+       y.vector_rank, y.text_rank, y.recent_rank FROM (
+       SELECT x.*,
+         CASE WHEN x.embedded THEN row_number() OVER (ORDER BY x.embedded DESC, x.similarity DESC NULLS LAST, x.seq DESC) END AS vector_rank,
+         CASE WHEN x.text_match IS NOT NULL THEN row_number() OVER (ORDER BY x.text_match DESC NULLS LAST, x.seq DESC) END AS text_rank,
+         row_number() OVER (ORDER BY x.occurred_at DESC, x.seq DESC) AS recent_rank
+       FROM (SELECT r.workspace_id, ${candidateColumns()}, ${vector.embedded} AS embedded,
+               ${vector.similarity} AS similarity, ${textMatch} AS text_match
+             FROM (SELECT ${tsq ?? "''::tsquery"} AS tsq) q, ${entityRecords(params, input.workspaceId, entities)} ${vector.join}
+             WHERE ${where} OFFSET 0) x) y
+     WHERE y.vector_rank <= ${n} OR y.text_rank <= ${n} OR y.recent_rank <= ${n}`,
+    params.values,
+    // The entity fence fixes the plan (textCandidates).
+    true,
+  );
+  const candidates = rows.map(({ vector_rank, text_rank, recent_rank, ...candidate }) => ({
+    candidate,
+    places: [vector_rank, text_rank, recent_rank].map((place) =>
+      place === null ? undefined : Number(place),
+    ),
+  }));
+  const list = (j: number) =>
+    candidates
+      .filter((c) => c.places[j] !== undefined)
+      .sort((a, b) => (a.places[j] as number) - (b.places[j] as number))
+      .map((c) => c.candidate);
+  return interleave([list(0), list(1), list(2)], limit).out;
 }
 
 export async function propose(input: ProposeInput): Promise<Proposal> {
@@ -351,6 +359,10 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
       candidates = await structuredCandidates(input);
       break;
     case "hybrid":
+      if (input.part.scope.entities) {
+        candidates = await entityHybridCandidates(input, input.part.scope.entities, limit);
+        break;
+      }
       // Independent proposals (HYBRID_LISTS of them), each returning both signals: a server pool
       // runs them at once (PGlite queues them).
       candidates = await interleaveByNeed(

@@ -20,12 +20,12 @@ export class Params {
  * shown records only (src/search/bodies.ts). last_accessed is read only for a rank that reads its
  * age, since it costs a primary-key probe of record_access per candidate.
  */
-export function candidateColumns(lastAccessed = false): string {
+export function candidateColumns(lastAccessed = false, r = "r"): string {
   const access = lastAccessed
-    ? "(SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id)"
+    ? `(SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = ${r}.workspace_id AND a.record_id = ${r}.id)`
     : "NULL::timestamptz";
-  return `r.id, r.seq, r.collection, r.collection_version, r.entity, r.type, r.key, r.status,
-  r.depth, r.run_id, r.scores, r.occurred_at, r.created_at, ${access} AS last_accessed`;
+  return `${r}.id, ${r}.seq, ${r}.collection, ${r}.collection_version, ${r}.entity, ${r}.type, ${r}.key, ${r}.status,
+  ${r}.depth, ${r}.run_id, ${r}.scores, ${r}.occurred_at, ${r}.created_at, ${access} AS last_accessed`;
 }
 
 /**

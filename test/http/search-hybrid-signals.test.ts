@@ -1,6 +1,8 @@
 // Hybrid candidates carry both signals whichever proposal list found them: the lists are read
 // only as deep as their round robin goes (src/search/candidates.ts), so with a pool of 3 each
 // list gives its best record, and each must come with the signal its own list does not rank by.
+// Older records that match no word and sit further from the query's vector are in no list's
+// lead, so the pool of 3 leaves them out (an entity's three lists are one statement).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { enrichAll } from "../support/worker.js";
@@ -37,6 +39,20 @@ describe("hybrid signals", () => {
       expect(res.statusCode, res.body).toBe(200);
       ids[name] = res.json().inserted[0].id;
     }
+    const fillers = [1, 2, 3].map((n) => ({
+      collection: "customer_events",
+      entity: "sig",
+      type: "note",
+      text: `ordinary filler entry number ${n}`,
+      occurred_at: `2025-01-0${n}T00:00:00Z`,
+    }));
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/records",
+      headers,
+      payload: { records: fillers },
+    });
+    expect(res.statusCode, res.body).toBe(200);
     await enrichAll(t.db, ws.id);
   });
   afterAll(() => t.close());

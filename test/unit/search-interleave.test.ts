@@ -1,6 +1,6 @@
 // Hybrid proposals read each list only as deep as the round robin goes (src/search/candidates.ts).
 import { describe, expect, it } from "vitest";
-import { interleaveByNeed } from "../../src/search/candidates.js";
+import { interleaveByNeed } from "../../src/search/interleave.js";
 import type { Candidate } from "../../src/search/types.js";
 
 const list = (...ids: string[]) => ids.map((id) => ({ id }) as Candidate);
