@@ -286,8 +286,8 @@ interface ListedCandidate extends Candidate {
  * computed once per row, and each row comes with its place in each list's order (the orders of
  * vectorCandidates, textCandidates and recentCandidates), up to `limit`, for the same round
  * robin. Three statements each computed both signals for the same rows, one after the other on
- * PGlite (bench/RESULTS.md part 21: 0.6x on PGlite, 0.82x on a server; an entity of 450-1,425
- * records is as fast as the three lists run at once on a server's pool).
+ * PGlite (bench/RESULTS.md part 21: 0.6x the time on PGlite, 0.69-0.86x on a server; an entity of
+ * 450-1,425 records is as fast as the three lists run at once on a server's pool).
  */
 async function entityHybridCandidates(
   input: ProposeInput,
