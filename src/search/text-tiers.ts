@@ -262,8 +262,8 @@ async function rankTiers(
   // The visible records of rounds first..last, each with its rank, read from the tier index
   // alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger bitmaps of the
   // workspace's other indexes.
-  const ranked = (first: string, last: string) => `(SELECT count(*) AS n, array_agg(r.id) AS ids,
-      array_agg(r.seq) AS seqs, array_agg(ts_rank_cd(r.search_text, q.tsq)) AS ranks, array_agg(r.tid) AS tids
+  const ranked = (first: string, last: string) => `(SELECT count(*) AS n, array_agg(r.tid) AS tids,
+      array_agg(r.seq) AS seqs, array_agg(ts_rank_cd(r.search_text, q.tsq)) AS ranks
     FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text IS NOT NULL
         AND engram_text_tiers(t.workspace_id, t.search_text) &&
           (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
@@ -273,28 +273,28 @@ async function rankTiers(
   const walk =
     lower === undefined
       ? `walk AS (
-       SELECT 0 AS round, 0::bigint AS found, NULL::uuid[] AS ids, NULL::bigint[] AS seqs, NULL::real[] AS ranks,
-         NULL::tid[] AS tids
+       SELECT 0 AS round, 0::bigint AS found, NULL::tid[] AS tids, NULL::bigint[] AS seqs, NULL::real[] AS ranks
        UNION ALL
-       SELECT w.round + 1, w.found + s.n, s.ids, s.seqs, s.ranks, s.tids
+       SELECT w.round + 1, w.found + s.n, s.tids, s.seqs, s.ranks
        FROM walk w, LATERAL ${ranked("w.round + 1", "w.round + 1")} s
        WHERE w.found < ${limit} AND w.round < ${TIERS.length}
      )`
-      : `walk AS (SELECT 1 AS round, s.n AS found, s.ids, s.seqs, s.ranks, s.tids FROM ${ranked("1", "1")} s)`;
+      : `walk AS (SELECT 1 AS round, s.n AS found, s.tids, s.seqs, s.ranks FROM ${ranked("1", "1")} s)`;
   // Every record holding a rare word is read and ranked too, in the walk.
   const rare =
     !lower && words.rare.length > 0
-      ? `UNION SELECT r.id, r.seq, ts_rank_cd(r.search_text, q.tsq), r.tid
+      ? `UNION SELECT r.tid, r.seq, ts_rank_cd(r.search_text, q.tsq)
        FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery
          OFFSET 0) r, q
        WHERE ${where} ${match}`
       : "";
-  // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate.
+  // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate
+  // (one address: the statement reads one version of each row).
   const rows = await candidateRows<Candidate & { walked_round: number }>(
     query.db,
     `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${walk},
      best AS (
-       SELECT DISTINCT u.id, u.seq, u.rank, u.tid FROM walk w, unnest(w.ids, w.seqs, w.ranks, w.tids) AS u(id, seq, rank, tid)
+       SELECT DISTINCT u.tid, u.seq, u.rank FROM walk w, unnest(w.tids, w.seqs, w.ranks) AS u(tid, seq, rank)
        ${rare}
        ORDER BY rank DESC, seq DESC LIMIT ${limit})
      SELECT ${query.select}, b.rank AS text_match, (SELECT max(round) FROM walk) AS walked_round${columns}
