@@ -102,31 +102,50 @@ const viewIdentity = {
   input_record_ids: listOf(uuid),
 };
 
-/** Search views answer the search response plus the view; graph views their walk or orphans. */
-const viewResponse = {
-  anyOf: [
-    {
-      type: "object",
-      properties: { ...searchResponse.properties, ...viewIdentity },
-      required: [...searchResponse.required, "view", "parameters", "input_record_ids"],
-    },
-    {
-      type: "object",
-      properties: {
-        ...viewIdentity,
-        hits: listOf({ type: "object", properties: { id: uuid, text: str }, required: ["id"] }),
-        nodes: listOf(str),
-        paths: listOf(shape({ nodes: listOf(str), edge_ids: listOf(uuid), depth: int })),
-        citations: listOf(anyObject),
-        orphans: listOf(anyObject),
-        truncated: bool,
-        profiles: listOf(str),
-        backend: listOf(backendEntry),
-      },
-      required: ["view", "parameters", "hits", "input_record_ids", "truncated"],
-    },
-  ],
+/** A search view: the search response without its rerank and graph_boost diagnostics, plus the view. */
+const { rerank: _rerank, graph_boost: _graphBoost, ...searchViewFields } = searchResponse.properties;
+const searchViewResponse = shape({ ...searchViewFields, ...viewIdentity });
+
+/** A link a walk used (graph views answer them as both hits and citations). */
+const graphLink = shape({
+  id: uuid,
+  text: str,
+  subject: str,
+  object: str,
+  predicate: nullable("string"),
+  content: anyObject,
+});
+const graphViewResponse = shape({
+  ...viewIdentity,
+  hits: listOf(graphLink),
+  nodes: listOf(str),
+  paths: listOf(shape({ nodes: listOf(str), edge_ids: listOf(uuid), depth: int })),
+  citations: listOf(graphLink),
+  truncated: bool,
+  profiles: listOf(str),
+  backend: listOf(backendEntry),
+});
+
+/** A node no walkable link names (graph_orphans views answer them as both hits and orphans). */
+const orphanNode = shape({ id: uuid, entity: str, key: nullable("string"), text: str, content: anyObject });
+const graphOrphansViewResponse = shape({
+  ...viewIdentity,
+  hits: listOf(orphanNode),
+  orphans: listOf(orphanNode),
+  truncated: bool,
+  profiles: listOf(str),
+  backend: listOf(backendEntry),
+});
+
+/** The reply of a view by its kind (MCP view tools answer exactly their kind's). */
+export const VIEW_RESPONSES = {
+  search: searchViewResponse,
+  graph: graphViewResponse,
+  graph_orphans: graphOrphansViewResponse,
 } as const;
+
+/** POST /views/{name}/query answers the reply of the view's kind. */
+const viewResponse = { anyOf: Object.values(VIEW_RESPONSES) };
 
 const compatibility = {
   type: "object",

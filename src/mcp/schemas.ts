@@ -4,15 +4,16 @@
 import { ANSWER_REQUEST_SCHEMA } from "../answer/index.js";
 import { parametersInputSchema } from "../catalog/params.js";
 import type { CollectionDef } from "../catalog/types.js";
+import type { ViewKind } from "../catalog/views.js";
 import { ANSWER_RESPONSE_SCHEMA } from "../http/answer-responses.js";
-import { RESPONSES } from "../http/responses.js";
+import { RESPONSES, VIEW_RESPONSES } from "../http/responses.js";
 import { bool, type Schema, uuid } from "../http/schema-parts.js";
 import { shape } from "../http/shape.js";
 import { ROW_SCHEMA } from "../records/row-schema.js";
 
 export const JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema";
 
-/** MCP wants an object at the root of every tool schema; `anyOf` roots get the type added. */
+/** MCP wants an object at the root of every tool schema. */
 function objectRoot(schema: Schema): Schema {
   return { $schema: JSON_SCHEMA_2020, type: "object", ...schema };
 }
@@ -23,10 +24,27 @@ function routeResponse(route: string): Schema {
   return objectRoot(documented.schema);
 }
 
-export const viewOutput = routeResponse("POST /views/:name/query");
+/** A view tool answers its view kind's reply only (POST /views/{ref}/query answers any kind's). */
+const viewOutputs: Record<ViewKind, Schema> = {
+  search: objectRoot(VIEW_RESPONSES.search),
+  graph: objectRoot(VIEW_RESPONSES.graph),
+  graph_orphans: objectRoot(VIEW_RESPONSES.graph_orphans),
+};
+export function viewOutput(kind: ViewKind): Schema {
+  return viewOutputs[kind];
+}
+
 export const artifactOutput = routeResponse("POST /artifacts/:name/render");
 export const recordOutput = routeResponse("GET /records/:id");
-export const answerOutput = objectRoot(ANSWER_RESPONSE_SCHEMA);
+
+/** POST /answer's reply; the tool never saves (save is forced false), so saved_id is null. */
+export const answerOutput = objectRoot({
+  ...ANSWER_RESPONSE_SCHEMA,
+  properties: {
+    ...(ANSWER_RESPONSE_SCHEMA.properties as Record<string, Schema>),
+    saved_id: { type: "null" },
+  },
+});
 export const ingestOutput = objectRoot(shape({ id: uuid, ready: bool, duplicate: bool }));
 
 /** View and artifact tools take their definition's parameters, nothing else. */

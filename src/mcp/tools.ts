@@ -50,7 +50,8 @@ function schemas(tool: McpToolDef, catalog: LoadedCatalog): { input: Schema; out
   switch (tool.kind) {
     case "view": {
       const view = catalog.index.views.get(reference)?.def;
-      return { input: parametersInput(view?.parameters ?? {}), output: viewOutput };
+      if (!view) throw new Error(`view tool ${tool.name}: view ${reference} is not loaded`);
+      return { input: parametersInput(view.parameters), output: viewOutput(view.kind) };
     }
     case "artifact": {
       const artifact = catalog.index.artifacts.get(reference)?.def;
