@@ -19,18 +19,24 @@ export const EVIDENCE_TAG = "evidence";
 
 export type EvidenceDeps = SearchDeps & SearchLimits;
 
-/** The active collections declaring answerable: true, or 422 answer_unavailable. */
-export function answerableCollections(catalog: InstalledCatalog): string[] {
-  const names = [...catalog.index.collections.values()]
-    .filter((entry) => entry.def.active && entry.def.answerable)
-    .map((entry) => entry.def.name);
-  if (names.length === 0) {
+/**
+ * The active collections declaring answerable: true, grouped by search profile (groups and names
+ * sorted), or 422 answer_unavailable. A search spans one profile, so each group is searched on its
+ * own and the groups fused (gatherEvidence); the catalog refuses more groups than a search can fuse.
+ */
+export function answerableCollections(catalog: InstalledCatalog): string[][] {
+  const byProfile = new Map<string, Set<string>>();
+  for (const { def } of catalog.index.collections.values()) {
+    if (!def.active || !def.answerable) continue;
+    byProfile.set(def.search_profile, (byProfile.get(def.search_profile) ?? new Set()).add(def.name));
+  }
+  if (byProfile.size === 0) {
     throw new AppError(
       "answer_unavailable",
       "the catalog declares no active collection with answerable: true",
     );
   }
-  return [...new Set(names)].sort();
+  return [...byProfile.keys()].sort().map((profile) => [...(byProfile.get(profile) ?? [])].sort());
 }
 
 /** The graph view an anchor walks: the named active one, or the only active one. */
@@ -77,14 +83,32 @@ export async function gatherEvidence(
   deps: EvidenceDeps,
   workspaceId: string,
   catalog: InstalledCatalog,
-  input: { request: AnswerRequest; query: string; collections: string[]; graph?: ViewDef },
+  input: { request: AnswerRequest; query: string; collections: string[][]; graph?: ViewDef },
 ): Promise<Evidence> {
   const { request } = input;
-  const scope: Record<string, unknown> = { collections: input.collections };
-  if (request.entities) scope.entities = request.entities;
-  if (request.since) scope.occurred_after = request.since;
-  if (request.until) scope.occurred_before = request.until;
-  const found = await search(deps, workspaceId, { mode: "hybrid", q: input.query, k: ANSWER_K, scope });
+  const scopeOf = (collections: string[]) => ({
+    collections,
+    ...(request.entities ? { entities: request.entities } : {}),
+    ...(request.since ? { occurred_after: request.since } : {}),
+    ...(request.until ? { occurred_before: request.until } : {}),
+  });
+  const [only, ...others] = input.collections;
+  // Collections on several search profiles: one hybrid search per profile, fused by RRF.
+  const spec =
+    others.length === 0
+      ? { mode: "hybrid", q: input.query, k: ANSWER_K, scope: scopeOf(only ?? []) }
+      : {
+          q: input.query,
+          k: ANSWER_K,
+          sources: input.collections.map((collections, i) => ({
+            name: `profile_${i + 1}`,
+            mode: "hybrid",
+            k: ANSWER_K,
+            scope: scopeOf(collections),
+          })),
+          fuse: { kind: "rrf" },
+        };
+  const found = await search(deps, workspaceId, spec);
   const ids = found.hits.map((hit) => hit.id);
   if (input.graph?.graph && request.anchor !== undefined) {
     const walk = await walkGraph(deps.db, workspaceId, catalog, input.graph.graph, {

@@ -3,6 +3,7 @@ import type { Def } from "./def.js";
 import { type CatalogIndex, missingReference } from "./index-types.js";
 import { NAME, NAME_HINT } from "./names.js";
 import { parseJsonSchema } from "./processors.js";
+import { SEARCH_BOUNDS } from "./search-spec.js";
 import { type CollectionDef, type FieldDecl, VALUE_TYPES } from "./types.js";
 
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -81,6 +82,21 @@ export function linkCollection(def: CollectionDef, src: Def, index: CatalogIndex
         );
     }
     missingReference(index, "search_profiles", def.search_profile, src.at("search_profile"));
+  }
+  // POST /answer searches each profile of the answerable collections and fuses them as sources.
+  if (def.active && def.answerable) {
+    const profiles = new Set(
+      [...index.collections.values()]
+        .filter((entry) => entry.def.active && entry.def.answerable)
+        .map((entry) => entry.def.search_profile),
+    );
+    if (profiles.size > SEARCH_BOUNDS.sources) {
+      src
+        .at("answerable")
+        .fail(
+          `the answerable collections span ${profiles.size} search profiles; an answer fuses at most ${SEARCH_BOUNDS.sources}`,
+        );
+    }
   }
 }
 

@@ -36,7 +36,7 @@ export interface ContextQuery {
   fence_preamble?: string;
 }
 
-export type ContextDeps = SearchDeps & SearchLimits & { documentMaxRecords: number };
+export type ContextDeps = SearchDeps & SearchLimits;
 
 /** Refusals the route's schema cannot express (and MCP callers need too). */
 function checkQuery(deps: ContextDeps, query: ContextQuery): void {
@@ -119,12 +119,16 @@ export async function assembleContext(deps: ContextDeps, workspaceId: string, qu
   checkQuery(deps, query);
   const catalog = await requireCatalog(deps.db, workspaceId);
   const { entity } = query;
-  const heads = await currentHeads(deps.db, workspaceId, {
+  const budget = query.budget ?? Math.min(DEFAULT_CONTEXT_BUDGET, deps.renderBudgetTokens);
+  // Bounded by the budget, not by DOCUMENT_MAX_RECORDS: each belief renders at least one token,
+  // so no more than budget of them can show, and the packer cuts the rest to the state's share.
+  const beliefs = await currentHeads(deps.db, workspaceId, {
     entity,
     status: "active",
-    maxRecords: deps.documentMaxRecords,
+    maxRecords: budget,
+    firstBeliefs: true,
   });
-  const gathered: ComponentRows[] = [{ name: "state", rows: heads.filter((head) => !head.tombstone) }];
+  const gathered: ComponentRows[] = [{ name: "state", rows: beliefs }];
   if (query.task !== undefined) {
     gathered.push({ name: "relevant", rows: await relevantRows(deps, workspaceId, entity, query.task) });
   }
@@ -137,7 +141,7 @@ export async function assembleContext(deps: ContextDeps, workspaceId: string, qu
       ? undefined
       : { tag: query.fence_tag, ...(query.fence_preamble ? { preamble: query.fence_preamble } : {}) };
   return packComponents(dedupe(gathered), {
-    budget: query.budget ?? Math.min(DEFAULT_CONTEXT_BUDGET, deps.renderBudgetTokens),
+    budget,
     ...(fence ? { fence } : {}),
     displayScores: displayScoreNames(catalog.index),
   });

@@ -27,19 +27,35 @@ export interface DeriveRequest {
   cooldownS?: number;
 }
 
-export async function ensureState(tx: Queryable, workspaceId: string, derivation: string, entity: string) {
-  await tx.query(sql.ENSURE_STATE, [workspaceId, derivation, entity]);
+/** The pair's state row, created when missing and locked until the caller's transaction ends. */
+export interface DerivationState {
+  watermark_seq: number;
+  source_hash: string | null;
+  generation: number;
+  last_queued_at: Date | null;
+  last_run_id: string | null;
+}
+
+export async function lockState(
+  tx: Queryable,
+  workspaceId: string,
+  derivation: string,
+  entity: string,
+): Promise<DerivationState> {
+  const { rows } = await tx.query<DerivationState>(sql.LOCK_OR_CREATE_STATE, [
+    workspaceId,
+    derivation,
+    entity,
+  ]);
+  return rows[0] as DerivationState;
 }
 
 /** Queues (or joins) the pair's job inside the caller's transaction. */
 export async function enqueueDerivation(tx: Queryable, request: DeriveRequest): Promise<EnqueueResult> {
   const { workspaceId, derivation, entity } = request;
-  await ensureState(tx, workspaceId, derivation, entity);
-  const state = (
-    await tx.query<{ last_queued_at: Date | null }>(sql.LOCK_STATE, [workspaceId, derivation, entity])
-  ).rows[0];
+  const state = await lockState(tx, workspaceId, derivation, entity);
   const now = Date.now();
-  const last = state?.last_queued_at?.getTime();
+  const last = state.last_queued_at?.getTime();
   const cooldownMs = (request.cooldownS ?? 0) * 1000;
   const runAfter = new Date(last !== undefined && cooldownMs > 0 ? Math.max(now, last + cooldownMs) : now);
   const result = await enqueue(tx, {

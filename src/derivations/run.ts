@@ -16,7 +16,7 @@ import type { JobContext, JobHandler } from "../worker/runner.js";
 import { type BasisHead, type Emission, keyedDivergence, planEmission } from "./emission.js";
 import { isTransient, RunFailure, type Usage } from "./failure.js";
 import { activeHeads, listHeads } from "./heads.js";
-import { enqueueDerivation, ensureState, type TriggerReason } from "./queue.js";
+import { enqueueDerivation, lockState, type TriggerReason } from "./queue.js";
 import { insertRun } from "./runs.js";
 import { type ReadResult, readSources } from "./sources.js";
 import * as sql from "./sql.js";
@@ -119,10 +119,7 @@ async function startRun(run: RunContext, reasons: TriggerReason[]): Promise<Star
   await ctx.db.query(sql.ABANDON_RUNS, [ws, job.id]);
   return ctx.db.transaction(async (tx) => {
     await fence(tx, job, ctx.owner);
-    await ensureState(tx, ws, def.name, entity);
-    const state = (
-      await tx.query<{ watermark_seq: number; generation: number }>(sql.GET_STATE, [ws, def.name, entity])
-    ).rows[0];
+    const state = await lockState(tx, ws, def.name, entity);
     const checkpoint = Number(
       (await tx.query<{ last_seq: number }>(sql.LAST_SEQ, [ws])).rows[0]?.last_seq ?? 0,
     );
@@ -141,8 +138,8 @@ async function startRun(run: RunContext, reasons: TriggerReason[]): Promise<Star
     });
     return {
       runId,
-      watermark: Number(state?.watermark_seq ?? 0),
-      generation: Number(state?.generation ?? 0),
+      watermark: Number(state.watermark_seq),
+      generation: Number(state.generation),
       checkpoint,
       startedAt: Date.now(),
     };
@@ -240,7 +237,7 @@ async function commit(run: RunContext, start: Started, outcome: Outcome, output:
     outcome.divergence = keyedDivergence(context);
     outcome.emission = planEmission(output, context);
     if (outcome.emission.failure) throw new RunFailure("emission", outcome.emission.failure);
-    const inserted = await insertRecords(tx, {
+    const { rows: inserted } = await insertRecords(tx, {
       workspaceId: ws,
       catalog: run.catalog,
       lastSeq,

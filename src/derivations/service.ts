@@ -16,7 +16,7 @@ import {
 import type { Workspace } from "../workspaces/index.js";
 import { readFreshness } from "./freshness.js";
 import { activeHeads } from "./heads.js";
-import { enqueueDerivation, ensureState } from "./queue.js";
+import { enqueueDerivation, lockState } from "./queue.js";
 import { sourceHash } from "./run.js";
 import { getRunRow, insertRun, type RunRow } from "./runs.js";
 import * as sql from "./sql.js";
@@ -63,17 +63,10 @@ export async function rebind(
   const def = derivationOf(catalog, name);
   return db.transaction(async (tx) => {
     await lockSeq(tx, workspace.id);
-    await ensureState(tx, workspace.id, def.name, body.entity);
-    const state = (
-      await tx.query<{ watermark_seq: number; source_hash: string | null }>(sql.LOCK_STATE, [
-        workspace.id,
-        def.name,
-        body.entity,
-      ])
-    ).rows[0];
-    const before = Number(state?.watermark_seq ?? 0);
+    const state = await lockState(tx, workspace.id, def.name, body.entity);
+    const before = Number(state.watermark_seq);
     const watermark = body.policy === "reset" ? 0 : before;
-    const oldHash = state?.source_hash ?? null;
+    const oldHash = state.source_hash;
     const newHash = sourceHash(def);
     // The generation bump holds off a run in flight: its commit writes nothing.
     await tx.query(sql.REBIND_STATE, [workspace.id, def.name, body.entity, watermark, newHash]);
@@ -214,7 +207,7 @@ export async function promote(
       reasons: [{ on: "manual", trigger: null }],
       catalog,
     });
-    const inserted = await insertRecords(tx, {
+    const { rows: inserted } = await insertRecords(tx, {
       workspaceId: ws,
       catalog,
       lastSeq,

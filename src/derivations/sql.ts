@@ -9,16 +9,21 @@ function own(param: string): string {
   return OWN_OUTPUT.replace("$DERIVATION", param);
 }
 
-export const ENSURE_STATE = `
-  INSERT INTO derivation_state (workspace_id, derivation, entity) VALUES ($1, $2, $3)
-  ON CONFLICT DO NOTHING`;
-
 const STATE_COLUMNS = "watermark_seq, source_hash, generation, last_queued_at, last_run_id";
 
 export const GET_STATE = `SELECT ${STATE_COLUMNS} FROM derivation_state
   WHERE workspace_id = $1 AND derivation = $2 AND entity = $3`;
 
 export const LOCK_STATE = `${GET_STATE} FOR UPDATE`;
+
+/**
+ * The pair's state, created when missing, locked until the transaction ends. One statement: an
+ * insert that did nothing followed by a read could find the row gone (an erasure's delete).
+ */
+export const LOCK_OR_CREATE_STATE = `
+  INSERT INTO derivation_state (workspace_id, derivation, entity) VALUES ($1, $2, $3)
+  ON CONFLICT (workspace_id, derivation, entity) DO UPDATE SET updated_at = derivation_state.updated_at
+  RETURNING ${STATE_COLUMNS}`;
 
 export const SET_QUEUED_AT = `
   UPDATE derivation_state SET last_queued_at = $4, updated_at = now()

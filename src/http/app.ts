@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxFeedbackEvidenceChars: deps.config.maxFeedbackEvidenceChars,
   });
   answerRoutes(app, searchDeps);
-  contextRoutes(app, { ...searchDeps, documentMaxRecords: deps.config.documentMaxRecords });
+  contextRoutes(app, searchDeps);
   mcpRoutes(app, {
     ...searchDeps,
     documentMaxRecords: deps.config.documentMaxRecords,

@@ -209,6 +209,11 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
     schema: shape({
       inserted: listOf(shape({ index: int, id: uuid, ready: bool })),
       duplicates: listOf(shape({ index: int, id: uuid })),
+      job_id: {
+        ...nullable("string"),
+        format: "uuid",
+        description: "the enrichment job queued (GET /jobs/{id}), or null",
+      },
     }),
   },
   "GET /records/:id": { status: 200, schema: record },

@@ -60,12 +60,18 @@ async function parentDepths(
  * Inserts rows after `lastSeq` (the value lockSeq returned, or the seq of the transaction's own
  * last insert) and returns them in order with their ids and seqs.
  */
+export interface InsertResult {
+  rows: Inserted[];
+  /** The enrichment job queued for the rows that are not ready, or null when all are. */
+  enrichJobId: string | null;
+}
+
 export async function insertRecords(
   tx: Queryable,
   write: { workspaceId: string; catalog: InstalledCatalog; lastSeq: number; rows: NewRecord[] },
-): Promise<Inserted[]> {
+): Promise<InsertResult> {
   const { workspaceId, catalog, rows } = write;
-  if (rows.length === 0) return [];
+  if (rows.length === 0) return { rows: [], enrichJobId: null };
   const depths = await parentDepths(tx, workspaceId, rows);
   let seq = write.lastSeq;
   await tx.query(sql.ADVANCE_SEQ, [workspaceId, rows.length]);
@@ -116,9 +122,10 @@ export async function insertRecords(
     await tx.query(sql.UPSERT_HEADS, [workspaceId, JSON.stringify(headRows)]);
   }
   const unready = inserts.filter((row) => !row.ready).map((row) => row.id);
-  if (unready.length > 0) {
-    await enqueue(tx, { workspaceId, kind: ENRICH_JOB, payload: { record_ids: unready } });
-  }
+  const enrichJobId =
+    unready.length === 0
+      ? null
+      : (await enqueue(tx, { workspaceId, kind: ENRICH_JOB, payload: { record_ids: unready } })).jobId;
   await recordsReady(tx, {
     workspaceId,
     catalog,
@@ -132,5 +139,8 @@ export async function insertRecords(
         run_id: row.run_id,
       })),
   });
-  return inserts.map((row) => ({ index: row.index, id: row.id, seq: row.seq, ready: row.ready }));
+  return {
+    rows: inserts.map((row) => ({ index: row.index, id: row.id, seq: row.seq, ready: row.ready })),
+    enrichJobId,
+  };
 }

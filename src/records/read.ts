@@ -91,6 +91,11 @@ export interface DocumentQuery {
   collections?: string[];
   status: "active" | "draft";
   maxRecords: number;
+  /**
+   * Beliefs only, the first maxRecords of them in collection and key order, never refused: for a
+   * reader bounded by something else (GET /context's token budget), not by the document bound.
+   */
+  firstBeliefs?: boolean;
 }
 
 export interface HeadRow {
@@ -114,7 +119,7 @@ export interface HeadRow {
 /**
  * For each (collection, key) of the entity the newest row of the requested status, ordered by
  * collection and key, tombstones included and `_system` left out; more than maxRecords is
- * 409 document_too_large. Current-ness ignores readiness.
+ * 409 document_too_large (unless firstBeliefs). Current-ness ignores readiness.
  */
 export async function currentHeads(db: Queryable, workspaceId: string, q: DocumentQuery): Promise<HeadRow[]> {
   const { rows } = await db.query<HeadRow>(sql.DOCUMENT_HEADS, [
@@ -122,9 +127,10 @@ export async function currentHeads(db: Queryable, workspaceId: string, q: Docume
     q.entity,
     q.status,
     q.collections ?? null,
-    q.maxRecords + 1,
+    q.firstBeliefs ? q.maxRecords : q.maxRecords + 1,
+    Boolean(q.firstBeliefs),
   ]);
-  if (rows.length > q.maxRecords) {
+  if (!q.firstBeliefs && rows.length > q.maxRecords) {
     throw new AppError(
       "document_too_large",
       `the document holds more than ${q.maxRecords} current records (DOCUMENT_MAX_RECORDS); narrow it with collections`,

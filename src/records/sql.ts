@@ -1,7 +1,12 @@
 // SQL owned by the records module.
 
 /** Locks the workspace's sequence counter: concurrent writers of a workspace take turns. */
-export const LOCK_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1 FOR UPDATE";
+/**
+ * FOR NO KEY UPDATE: writers still exclude each other, but a row that references the workspace
+ * (its foreign-key check takes FOR KEY SHARE) is not held up behind a writer: with FOR UPDATE, a
+ * request queueing a job waited for every write in flight and could close a deadlock cycle with it.
+ */
+export const LOCK_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1 FOR NO KEY UPDATE";
 
 export const ADVANCE_SEQ = "UPDATE workspaces SET last_seq = last_seq + $2 WHERE id = $1";
 
@@ -72,6 +77,7 @@ export const DOCUMENT_HEADS = `
   FROM heads h JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.status = $3
     AND ($4::text[] IS NULL OR h.collection = ANY($4::text[]))
+    AND NOT ($6::boolean AND (r.tombstone OR h.collection = '_system'))
   ORDER BY h.collection, h.key
   LIMIT $5`;
 

@@ -12,6 +12,8 @@ import { validateRows } from "./validate.js";
 export interface WriteResult {
   inserted: { index: number; id: string; ready: boolean }[];
   duplicates: { index: number; id: string }[];
+  /** The enrichment job this write queued (GET /jobs/{id} tells when it is done), or null. */
+  job_id: string | null;
 }
 
 interface Planned {
@@ -80,8 +82,9 @@ export async function writeRows(
       rows: fresh.map(({ row, id }) => ({ ...row, id })),
     });
     const written = {
-      inserted: inserted.map(({ index, id, ready }) => ({ index, id, ready })),
+      inserted: inserted.rows.map(({ index, id, ready }) => ({ index, id, ready })),
       duplicates: planned.flatMap((p) => (p.duplicateOf ? [{ index: p.row.index, id: p.duplicateOf }] : [])),
+      job_id: inserted.enrichJobId,
     };
     await after?.(tx, written);
     return written;

@@ -2,6 +2,7 @@
 // LOCKED; leases with expiry and heartbeat; retries with backoff; a dead state; coalescing.
 // (pg-boss was considered: its singletonKey send answers null for a coalesced request instead
 // of the live job's id, and its jobs carry no workspace, so the queue is our own.)
+import { randomUUID } from "node:crypto";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 
@@ -42,14 +43,18 @@ export interface Job {
   finished_at: Date | null;
 }
 
-const INSERT_JOB = `
-  INSERT INTO jobs (workspace_id, kind, payload, coalesce_key, run_after) VALUES ($1, $2, $3, $4, COALESCE($5, now()))
-  ON CONFLICT (workspace_id, coalesce_key) WHERE coalesce_key IS NOT NULL AND state = 'queued' DO NOTHING
-  RETURNING id, run_after`;
-
-const JOIN_QUEUED = `
-  UPDATE jobs SET run_after = LEAST(run_after, COALESCE($3, now())), updated_at = now()
-  WHERE workspace_id = $1 AND coalesce_key = $2 AND state = 'queued'
+/**
+ * Queues a job, or joins the queued job with the same coalesce key, in one statement. ON CONFLICT
+ * DO UPDATE cannot lose a race: when a worker claims the queued job between the conflict check and
+ * the update, PostgreSQL re-checks the arbiter index and inserts instead (DO NOTHING followed by a
+ * separate join found no queued row there). $2 is the id a new job gets, so an answer with another
+ * id is a join.
+ */
+const ENQUEUE = `
+  INSERT INTO jobs (workspace_id, id, kind, payload, coalesce_key, run_after)
+  VALUES ($1, $2, $3, $4, $5, COALESCE($6, now()))
+  ON CONFLICT (workspace_id, coalesce_key) WHERE coalesce_key IS NOT NULL AND state = 'queued'
+  DO UPDATE SET run_after = LEAST(jobs.run_after, excluded.run_after), updated_at = now()
   RETURNING id, run_after`;
 
 const NOTIFY = `SELECT pg_notify('${JOBS_CHANNEL}', '')`;
@@ -127,28 +132,20 @@ export class LeaseLostError extends Error {
 }
 
 export async function enqueue(tx: Queryable, request: EnqueueRequest): Promise<EnqueueResult> {
-  const { rows } = await tx.query<{ id: string; run_after: Date }>(INSERT_JOB, [
+  const newId = randomUUID();
+  const { rows } = await tx.query<{ id: string; run_after: Date }>(ENQUEUE, [
     request.workspaceId,
+    newId,
     request.kind,
     JSON.stringify(request.payload),
     request.coalesceKey ?? null,
     request.runAfter ?? null,
   ]);
-  const inserted = rows[0];
-  if (inserted) {
-    // Delivered when the caller's transaction commits; nothing is announced on rollback.
-    await tx.query(NOTIFY);
-    return { jobId: inserted.id, coalesced: false, runAfter: inserted.run_after };
-  }
-  const existing = (
-    await tx.query<{ id: string; run_after: Date }>(JOIN_QUEUED, [
-      request.workspaceId,
-      request.coalesceKey,
-      request.runAfter ?? null,
-    ])
-  ).rows[0];
-  if (!existing) throw new Error("coalesced job vanished while enqueueing");
-  return { jobId: existing.id, coalesced: true, runAfter: existing.run_after };
+  const job = rows[0] as { id: string; run_after: Date };
+  const coalesced = job.id !== newId;
+  // Delivered when the caller's transaction commits; nothing is announced on rollback.
+  if (!coalesced) await tx.query(NOTIFY);
+  return { jobId: job.id, coalesced, runAfter: job.run_after };
 }
 
 export async function claimJobs(

@@ -311,6 +311,42 @@ describe("POST /answer", () => {
     expect(res.json().code).toBe("answer_unavailable");
   });
 
+  it("answers across answerable collections on different search profiles, one search per profile fused", async () => {
+    const ws = await workspace(
+      "two-profiles",
+      await stubCatalog(stub.baseUrl, (files) => {
+        files["search_profiles/support.yaml"] += `  - name: words
+    description: Facts, searchable by words and by embedding.
+    engine: postgres
+    embedding: embed
+    text_config: simple
+`;
+        // Knowledge pages become answerable on a profile of their own.
+        const collections = files["collections/support.yaml"] as string;
+        const pages = collections.indexOf("  - name: pages");
+        files["collections/support.yaml"] =
+          collections.slice(0, pages) +
+          collections
+            .slice(pages)
+            .replace("search_profile: support", "search_profile: words\n    answerable: true");
+        files["packages/support.yaml"] = (files["packages/support.yaml"] as string).replace(
+          "search_profiles: [support]",
+          "search_profiles: [support, words]",
+        );
+      }),
+    );
+    const [event, page] = await write(ws.headers, [
+      { collection: "customer_events", entity: "p1", type: "ticket", text: "Card declined at checkout" },
+      { collection: "pages", entity: "p1", type: "page", key: "cards", text: "When a card is declined" },
+    ]);
+    await enrichAll(t.db, ws.id);
+    stub.handle("chat", citing(2));
+    const res = await ask({ question: "card declined", entities: ["p1"] }, ws.headers);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(new Set(res.json().input_ids)).toEqual(new Set([event, page]));
+    expect(new Set(res.json().citations)).toEqual(new Set([event, page]));
+  });
+
   it("refuses with 422 graph_ambiguous when several graph views are active and none is named", async () => {
     const ws = await workspace(
       "two-graphs",

@@ -223,3 +223,49 @@ describe("GET /context", () => {
     expect(JSON.stringify(res.json().errors)).toContain(path);
   });
 });
+
+describe("GET /context for an entity with more beliefs than DOCUMENT_MAX_RECORDS", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DOCUMENT_MAX_RECORDS: "5" } });
+    ({ headers } = await t.workspace("context-wide"));
+    await t.publishExample(headers);
+    await t.writeRecords(
+      headers,
+      Array.from({ length: 12 }, (_, i) => ({
+        collection: "customer_facts",
+        entity: "wide",
+        type: "fact",
+        key: `k${String(i).padStart(2, "0")}`,
+        text: `Belief ${i}`,
+      })),
+    );
+    // A retraction among them: a retracted key is not a belief and takes no place.
+    await t.writeRecords(headers, [
+      { collection: "customer_facts", entity: "wide", type: "fact", key: "k00", text: "", tombstone: true },
+    ]);
+  });
+  afterAll(() => t.close());
+
+  it("the document refuses it, and context assembles the state within its share instead", async () => {
+    const document = await t.app.inject({ url: "/document?entity=wide", headers });
+    expect(document.statusCode, document.body).toBe(409);
+    expect(document.json().code).toBe("document_too_large");
+
+    const res = await t.app.inject({ url: "/context?entity=wide", headers });
+    expect(res.statusCode, res.body).toBe(200);
+    const state = res.json().components.find((c: { name: string }) => c.name === "state");
+    // All eleven beliefs fit the default budget; the cut belief k00 is not among them.
+    expect(state.record_ids).toHaveLength(11);
+    expect(state.truncated).toBe(false);
+
+    const small = (await t.app.inject({ url: "/context?entity=wide&budget=250", headers })).json();
+    const cut = small.components.find((c: { name: string }) => c.name === "state");
+    expect(cut.truncated).toBe(true);
+    expect(cut.record_ids.length).toBeGreaterThan(0);
+    expect(cut.record_ids.length).toBeLessThan(11);
+    expect(small.tokens).toBeLessThanOrEqual(250);
+  });
+});

@@ -73,6 +73,32 @@ describe("POST /catalog and GET /catalog", () => {
     expect((await current()).json().catalog_hash).toBe(firstHash);
   });
 
+  it("refuses answerable collections on more search profiles than an answer can fuse", async () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `p${i + 1}`);
+    const catalog = (profiles: string[]) =>
+      minimalFiles({
+        "search_profiles/main.yaml": `search_profiles:\n${["main", ...profiles]
+          .map((name) => `  - { name: ${name}, engine: postgres, embedding: embed, text_config: english }\n`)
+          .join("")}`,
+        "collections/more.yaml": `collections:\n${profiles
+          .map(
+            (name) =>
+              `  - { name: c_${name}, version: 1, active: true, mode: event, schema: { type: object }, search_profile: ${name}, answerable: true }\n`,
+          )
+          .join("")}`,
+        "packages/demo-pack.yaml": PACKAGE_YAML.replace(
+          "collections: [notes@1, facts@1]",
+          `collections: [notes@1, facts@1, ${profiles.map((name) => `c_${name}@1`).join(", ")}]`,
+        ).replace("search_profiles: [main]", `search_profiles: [main, ${profiles.join(", ")}]`),
+      });
+    const eight = await publish({ package: MINIMAL_PACKAGE, files: catalog(names(8)) }, "?dry_run=true");
+    expect(eight.statusCode, eight.body).toBe(200);
+    const nine = await publish({ package: MINIMAL_PACKAGE, files: catalog(names(9)) }, "?dry_run=true");
+    expect(nine.statusCode, nine.body).toBe(422);
+    expect(nine.json()).toMatchObject({ code: "definition_invalid", file: "collections/more.yaml" });
+    expect(nine.json().detail).toContain("9 search profiles");
+  });
+
   it("refuses a text configuration the database does not have", async () => {
     const res = await publish({
       package: MINIMAL_PACKAGE,

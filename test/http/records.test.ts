@@ -88,14 +88,43 @@ describe("records: writes", () => {
     expect(Date.parse(record.created_at)).not.toBeNaN();
   });
 
-  it("stores unready rows with an enrichment job in the same write", async () => {
+  it("stores unready rows with an enrichment job in the same write, and reports the job", async () => {
     const res = await write([{ collection: "customer_events", entity: "c2", type: "ticket", text: "x" }]);
     const id = res.json().inserted[0].id;
-    const { rows } = await t.db.query<{ kind: string; state: string; payload: { record_ids: string[] } }>(
-      "SELECT kind, state, payload FROM jobs WHERE workspace_id = $1 AND payload->'record_ids' ? $2",
-      [workspaceId, id],
-    );
-    expect(rows).toEqual([{ kind: "enrich", state: "queued", payload: { record_ids: [id] } }]);
+    const { rows } = await t.db.query<{
+      id: string;
+      kind: string;
+      state: string;
+      payload: { record_ids: string[] };
+    }>("SELECT id, kind, state, payload FROM jobs WHERE workspace_id = $1 AND payload->'record_ids' ? $2", [
+      workspaceId,
+      id,
+    ]);
+    expect(rows).toEqual([
+      { id: expect.any(String), kind: "enrich", state: "queued", payload: { record_ids: [id] } },
+    ]);
+    expect(res.json().job_id).toBe(rows[0]?.id);
+    const job = await t.app.inject({ url: `/jobs/${res.json().job_id}`, headers });
+    expect(job.json()).toMatchObject({ id: rows[0]?.id, kind: "enrich", state: "queued" });
+  });
+
+  it("reports no job when every row is ready at once, or the batch held only duplicates", async () => {
+    const row = {
+      collection: "learning_signals",
+      entity: "jobless",
+      type: "t",
+      text: "ready",
+      dedupe_key: "j-1",
+    };
+    const first = await write([row]);
+    expect(first.json().inserted[0].ready).toBe(true);
+    expect(first.json().job_id).toBeNull();
+    const again = await write([row]);
+    expect(again.json()).toEqual({
+      inserted: [],
+      duplicates: [{ index: 0, id: first.json().inserted[0].id }],
+      job_id: null,
+    });
   });
 
   it("allocates increasing seq numbers in batch order", async () => {
