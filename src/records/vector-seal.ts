@@ -138,7 +138,8 @@ async function sealSpace(
     // Once the queue is empty, building costs ~0.5 ms per vector of the whole space, merging
     // ~3 ms per tail row.
     if (waits || tail.rows * 4 >= all - tail.rows) {
-      await build(db, conn, space, tail.last, all, options);
+      // A build that yielded to maintenance is tried again at a later seal.
+      if (!(await build(db, conn, space, tail.last, all, options))) return undefined;
       return { ...base, how: "built", rows: all };
     }
   }
@@ -171,7 +172,25 @@ async function spaceRows(conn: Queryable, space: SpaceRow): Promise<number> {
   return (await conn.query<{ rows: number }>(SPACE_ROWS, [space.space, space.dimensions])).rows[0]?.rows ?? 0;
 }
 
-/** Builds the space's index anew over its `rows` rows up to seq `through`. */
+// A session waiting for a lock on embeddings that the build's session holds: ANALYZE, VACUUM or
+// DDL (plain writes take no lock a build conflicts with).
+const BLOCKED_BY_BUILD = `
+  SELECT EXISTS (SELECT 1 FROM pg_locks l
+    WHERE NOT l.granted AND l.relation = 'embeddings'::regclass AND $1::int = ANY(pg_blocking_pids(l.pid))) AS blocked`;
+
+const DEADLOCK = "40P01";
+
+/** How often a build looks for maintenance it holds up: well within deadlock_timeout (1 s). */
+const YIELD_CHECK_MS = 100;
+
+/**
+ * Builds the space's index anew over its `rows` rows up to seq `through`; false when it yielded.
+ * CREATE INDEX CONCURRENTLY holds a lock on embeddings that ANALYZE and VACUUM need, and waits for
+ * every transaction with an older snapshot, which ANALYZE takes before asking for its lock: the two
+ * deadlock (40P01), and either may be the one that fails. So while the build runs, a watch on the
+ * pool cancels it as soon as any session waits behind it; the invalid index it leaves is dropped
+ * and the tail is built at a later seal.
+ */
 async function build(
   db: Db,
   conn: Queryable,
@@ -179,16 +198,51 @@ async function build(
   through: number,
   rows: number,
   options: SealOptions,
-): Promise<void> {
+): Promise<boolean> {
   const name = indexName(space, through);
   await conn.query("SELECT set_config('maintenance_work_mem', $1, false)", [options.buildMemory]);
-  await conn.exec(createIndexSql(space, through, true));
+  const pid = Number((await conn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
+  const watch = yieldWatch(db, pid);
+  try {
+    await conn.exec(createIndexSql(space, through, true));
+  } catch (error) {
+    const yielded = (await watch.stop()) || (error as { code?: string }).code === DEADLOCK;
+    if (!yielded) throw error;
+    await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+    return false;
+  }
+  await watch.stop();
   await conn.query(
     "UPDATE vector_indexes SET index_name = $3, built_through = $4, built_rows = $5 WHERE space = $1 AND dimensions = $2",
     [space.space, space.dimensions, name, through, rows],
   );
   forgetSpaceStates(db);
   await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${space.index_name}`);
+  return true;
+}
+
+/** Cancels the build's statement (backend `pid`) once a session waits behind it; stop() tells whether it did. */
+function yieldWatch(db: Db, pid: number): { stop(): Promise<boolean> } {
+  let cancelled = false;
+  let running = true;
+  const loop = (async () => {
+    while (running && !cancelled) {
+      await new Promise((resolve) => setTimeout(resolve, YIELD_CHECK_MS));
+      if (!running) break;
+      const blocked = (await db.query<{ blocked: boolean }>(BLOCKED_BY_BUILD, [pid])).rows[0]?.blocked;
+      if (blocked && running) {
+        cancelled = true;
+        await db.query("SELECT pg_cancel_backend($1)", [pid]);
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return cancelled;
+    },
+  };
 }
 
 /**

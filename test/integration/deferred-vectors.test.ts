@@ -2,6 +2,7 @@
 // backlog waits are stored out of the HNSW index and scanned exactly until the worker seals them,
 // merged row by row or, on a server, built into a new index in bulk (embedded storage only
 // merges). Either way every ready record is found, exactly once.
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { type SealOptions, sealDeferredVectors } from "../../src/records/vector-seal.js";
@@ -224,6 +225,44 @@ describe("deferred vector indexing", () => {
       await enrichAll();
       written += 1;
       await expectAllFound(TEXTS.slice(190, 200));
+    },
+  );
+
+  it.runIf(onServer)(
+    "a build yields to maintenance that waits behind it, and a later seal builds",
+    async () => {
+      await writeBacklog(TEXTS.slice(200, 220));
+      // A tail long enough to be built, not merged.
+      await t.db.exec(`UPDATE embeddings SET deferred = true, seq = nextval('embeddings_seq')
+                       WHERE seq IN (SELECT seq FROM embeddings ORDER BY seq DESC LIMIT 100)`);
+      const [before] = await state();
+      const operator = new pg.Client({ connectionString: t.testDb.url });
+      await operator.connect();
+      try {
+        // A snapshot older than the build's, as ANALYZE takes one before it asks for its lock.
+        await operator.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+        await operator.query("SELECT count(*) FROM records");
+        const sealing = seal(t.db, { bulkMinRows: 1 });
+        // The build waits for that snapshot to end ...
+        await waitFor(async () => {
+          const { rows } = await t.db.query(
+            `SELECT 1 FROM pg_stat_activity
+             WHERE wait_event = 'virtualxid' AND query LIKE 'CREATE INDEX CONCURRENTLY%'`,
+          );
+          return rows.length > 0;
+        });
+        // ... and the operator asks for the lock the build holds, as ANALYZE does: without the
+        // yield, a deadlock that fails one of them.
+        await operator.query("LOCK TABLE embeddings IN SHARE UPDATE EXCLUSIVE MODE");
+        await operator.query("COMMIT");
+        expect(await sealing).toEqual([]);
+      } finally {
+        await operator.end();
+      }
+      expect(await state()).toEqual([before]);
+      expect(await hnswIndexes()).toEqual([{ indexname: before?.index_name, valid: true }]);
+      expect((await seal(t.db, { bulkMinRows: 1 }))[0]?.how).toBe("built");
+      await expectAllFound(TEXTS.slice(200, 220));
     },
   );
 
