@@ -374,13 +374,15 @@ export function queryArguments(
   const out: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(query)) {
     const decl = Object.hasOwn(params, name) ? params[name] : undefined;
-    if (!decl) out[name] = raw;
-    else if (decl.type === "string_array") out[name] = Array.isArray(raw) ? raw : [raw];
-    else if (typeof raw !== "string") out[name] = raw;
-    else if ((decl.type === "number" || decl.type === "integer") && QUERY_NUMBER.test(raw))
-      out[name] = Number(raw);
-    else if (decl.type === "boolean" && (raw === "true" || raw === "false")) out[name] = raw === "true";
-    else out[name] = raw;
+    let value = raw;
+    if (decl?.type === "string_array") value = Array.isArray(raw) ? raw : [raw];
+    else if (decl && typeof raw === "string") {
+      if ((decl.type === "number" || decl.type === "integer") && QUERY_NUMBER.test(raw)) value = Number(raw);
+      else if (decl.type === "boolean" && (raw === "true" || raw === "false")) value = raw === "true";
+    }
+    // Defined, not assigned: `out.__proto__ = ...` would set the prototype, and an unknown
+    // `__proto__` parameter would vanish instead of being refused.
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

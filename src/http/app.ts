@@ -6,6 +6,7 @@ import { AppError } from "../platform/errors.js";
 import { loggerOptions } from "../platform/log.js";
 import { ajv, queryAjv } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
+import { closeQueryStrings } from "./closed-query.js";
 import { registerInputGuard } from "./input-guard.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // must never strip or coerce what a route returns.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   documentResponses(app);
+  closeQueryStrings(app);
   app.setErrorHandler(handleError);
   deps.instrument?.(app);
   const methodsFor = trackRoutes(app);

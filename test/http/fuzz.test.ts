@@ -1,5 +1,6 @@
 // Property-based sweep (fast-check) over every route's request: arbitrary JSON bodies, valid
-// bodies with one value replaced by a hostile one, hostile query strings and path segments.
+// bodies with one value replaced by a hostile one, hostile query strings and path segments, and
+// query parameters no route defines (always refused: 422 request_schema, naming a plain one).
 // Whatever arrives, the answer is never a 5xx, and every 4xx is a problem with a code.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -399,6 +400,82 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
         },
       ),
       { numRuns: RUNS * 2 },
+    );
+  });
+
+  it("query parameters a route does not define, on every route: refused, named", async () => {
+    // Valid requests apart from the extra parameter, so the query string is what gets judged.
+    const targets: { method: "GET" | "POST"; url: string; known: string[]; body?: unknown }[] = [
+      { method: "GET", url: "/timeline?entity=c1", known: ["entity", "collections", "types", "limit"] },
+      { method: "GET", url: "/document?entity=c1", known: ["entity", "collections", "status"] },
+      {
+        method: "GET",
+        url: "/document/history?entity=c1&collection=customer_facts&key=plan",
+        known: ["entity", "collection", "key", "limit", "before_seq"],
+      },
+      { method: "GET", url: "/delta?consumer=fuzz", known: ["consumer", "entity", "collection", "limit"] },
+      { method: "GET", url: "/search?q=card", known: ["q", "entity", "collection", "k"] },
+      { method: "GET", url: "/context?entity=c1", known: ["entity", "task", "budget", "consumer"] },
+      { method: "GET", url: "/runs", known: ["entity", "processor", "status", "limit", "before_seq"] },
+      ...["/health", "/catalog", "/views", "/collections", "/tools", "/rank/schema", "/backfill"].map(
+        (url) => ({ method: "GET" as const, url, known: [] }),
+      ),
+      { method: "GET", url: `/records/${ids.record}`, known: [] },
+      { method: "GET", url: `/artifact-uses/${ids.use}`, known: [] },
+      {
+        method: "GET",
+        url: "/artifacts/support_brief?customer=c1&question=card",
+        known: ["customer", "question"],
+      },
+      { method: "POST", url: "/erase", known: [], body: { entity: "c1" } },
+      {
+        method: "POST",
+        url: "/mcp",
+        known: [],
+        body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      },
+      ...bodies.map(({ url, body }) => ({ method: "POST" as const, url, known: ["dry_run"], body })),
+    ];
+    const name = fc.oneof(
+      { arbitrary: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,11}$/), weight: 3 },
+      { arbitrary: hostileString, weight: 2 },
+      {
+        arbitrary: fc.constantFrom("__proto__", "constructor", "a[b]", "a.b", "%zz", "%00", "%ED%A0%80"),
+        weight: 1,
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...targets), name, hostileString, async (target, raw, value) => {
+        const encodedName = raw.startsWith("%") ? raw : encode(raw);
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(encodedName);
+        } catch {
+          decoded = encodedName;
+        }
+        fc.pre(!target.known.includes(decoded));
+        const url = `${target.url}${target.url.includes("?") ? "&" : "?"}${encodedName}=${encode(value)}`;
+        tried++;
+        const res = await t.app.inject({
+          method: target.method,
+          url,
+          headers:
+            target.url === "/mcp" ? { ...headers, accept: "application/json, text/event-stream" } : headers,
+          ...(target.body !== undefined ? { payload: target.body as object } : {}),
+        });
+        const context = `${target.method} ${url} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+        expect(res.statusCode, context).toBe(422);
+        expect(res.headers["content-type"], context).toMatch(/^application\/problem\+json/);
+        expect(res.json().code, context).toBe("request_schema");
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(decoded)) {
+          const artifact = target.method === "GET" && target.url.startsWith("/artifacts/");
+          const paths = res.json().errors.map((e: { path: string }) => e.path);
+          // The edge's input rules name it under querystring., an artifact's own check by itself.
+          const named = paths.includes(`querystring.${decoded}`) || (artifact && paths.includes(decoded));
+          expect(named, context).toBe(true);
+        }
+      }),
+      { numRuns: RUNS * 3 },
     );
   });
 });

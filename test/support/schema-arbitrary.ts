@@ -1,6 +1,7 @@
 // fast-check arbitraries of values valid against a JSON Schema: what schemathesis generates
 // from an OpenAPI document, for the subset of keywords our route schemas use (type, enum,
-// const, properties, required, additionalProperties, items, length, range, pattern, format).
+// const, properties, required, additionalProperties, items, length, range, pattern, format:
+// date-time and uuid).
 import fc from "fast-check";
 
 type Schema = Record<string, any>;
@@ -21,6 +22,7 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
       })
       .map((d) => d.toISOString());
   }
+  if (schema.format === "uuid") return fc.uuid();
   if (schema.pattern) {
     return fc
       .stringMatching(new RegExp(schema.pattern))

@@ -1,0 +1,41 @@
+import type { FastifyInstance, RouteOptions } from "fastify";
+
+/**
+ * Routes whose query parameters are only known per request: GET /artifacts/{name} takes the
+ * artifact's declared parameters, and the artifact refuses any other name itself (422
+ * request_schema naming it).
+ */
+const OPEN_QUERY_URLS = new Set(["/artifacts/:name"]);
+
+function exempt(route: RouteOptions): boolean {
+  const methods = [route.method].flat();
+  // A CORS preflight repeats the query string of the request it asks about.
+  if (methods.includes("OPTIONS")) return true;
+  // The reference page's files (@fastify/swagger-ui), served as the package ships them.
+  if (route.url === "/docs" || route.url.startsWith("/docs/")) return true;
+  return OPEN_QUERY_URLS.has(route.url) && methods.every((m) => m === "GET" || m === "HEAD");
+}
+
+/**
+ * Every route refuses query parameters it does not define with 422 request_schema naming each
+ * (`querystring.<name>`), as GET /search always did, so a misspelt or unsupported parameter
+ * (`POST /erase?dry_run=true`) never runs as if it were absent. A route without a query schema
+ * gets an empty closed one (`properties: {}`, so the OpenAPI document lists no parameter); a
+ * route with one has it closed. Validation runs after authentication, so 401 still comes first.
+ */
+export function closeQueryStrings(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    if (exempt(route)) return;
+    route.schema ??= {};
+    const declared = route.schema.querystring as Record<string, unknown> | undefined;
+    if (declared === undefined) {
+      route.schema.querystring = { type: "object", properties: {}, additionalProperties: false };
+      return;
+    }
+    if (declared.additionalProperties === false) return;
+    if (typeof declared.properties !== "object" || declared.properties === null) {
+      throw new Error(`${route.url}: a querystring schema must list its parameters under properties`);
+    }
+    route.schema.querystring = { ...declared, additionalProperties: false };
+  });
+}
