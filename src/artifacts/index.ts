@@ -1,4 +1,4 @@
-export { forgetErasedHeads } from "./erasure.js";
+export { forgetErased } from "./erasure.js";
 export { FEEDBACK_KINDS, FEEDBACK_SOURCES, type Feedback, submitFeedback } from "./feedback.js";
 export { type ArtifactDeps, renderArtifact } from "./render.js";
 export { currentSnapshot, snapshotArtifact } from "./snapshots.js";

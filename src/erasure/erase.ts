@@ -1,19 +1,28 @@
 // Erasure (spec "Erasure"; CONVENTIONS.md "Erasure and retention"): one transaction under the
-// workspace's seq lock expands the derived_from closure, holds off derivation work, deletes the
-// records (embeddings, search projection and artifact snapshots go with them), restores keyed
-// predecessors, forgets pending work on them and writes a content-free _system audit. The
-// external-index deletion job is queued after the commit. Irreversible.
-import { forgetErasedHeads } from "../artifacts/index.js";
+// workspace's seq lock expands the derived_from closure, deletes the records (embeddings, search
+// projection, access marks and artifact snapshots go with them), holds off derivation work,
+// restores keyed predecessors and clears every other trace (traces.ts): pending and finished jobs,
+// run audits, derivation state and cursors of entities left with no record, artifact uses. Then it
+// writes a content-free _system audit. The external-index deletion job is queued after the commit.
+// Irreversible.
+import { forgetErased } from "../artifacts/index.js";
 import { holdOffDerivations } from "../derivations/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
-import { appendSystemRecord, ENRICH_JOB, lockSeq } from "../records/index.js";
+import { appendSystemRecord, lockSeq } from "../records/index.js";
 import { enqueue } from "../worker/queue.js";
 import { expandClosure } from "./closure.js";
 import { INDEX_DELETE_JOB } from "./index-delete.js";
 import * as sql from "./sql.js";
+import {
+  emptiedEntities,
+  forgetEnrichment,
+  forgetEntities,
+  scrubRuns,
+  stopRunningDerivations,
+} from "./traces.js";
 
-/** What one erasure removed (counts only, plus the ids for the index-deletion job). */
+/** What one erasure removed: the ids (never written anywhere; the index-deletion job gets their count) and counts. */
 export interface Removal {
   ids: string[];
   seeds: number;
@@ -25,7 +34,7 @@ export interface Removal {
 /** One erasure: its seeds (read under the lock), and the audit it writes (null: nothing to do). */
 export interface ErasureTarget {
   seeds(tx: Queryable): Promise<string[]>;
-  /** Set when a whole entity goes: its derivation runs and watermarks go too. */
+  /** Set when a whole entity goes: it is forgotten even when none of its records was left. */
   entity?: string;
   audit(removal: Removal): { type: string; content: Record<string, unknown> } | null;
 }
@@ -44,6 +53,11 @@ interface Slot {
   status: string;
 }
 
+interface Removed extends Slot {
+  /** created_at as text (sql.DELETE_RECORDS). */
+  created_at: string;
+}
+
 /** The keyed slots the removed rows held, once each. */
 function slotsOf(rows: Slot[]): Slot[] {
   const slots = new Map<string, Slot>();
@@ -57,15 +71,27 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
   const seeds = await target.seeds(tx);
   const ids = await expandClosure(tx, workspaceId, seeds, maxRecords);
   const { rows } =
-    ids.length > 0 ? await tx.query<Slot>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
+    ids.length > 0 ? await tx.query<Removed>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
   if (ids.length > 0) await tx.query(sql.DELETE_MARKS, [workspaceId, ids]);
   const entities = [...new Set(rows.map((row) => row.entity))];
   // An erased entity is held off even when nothing of it was left to delete.
   const held = target.entity === undefined ? entities : [...new Set([...entities, target.entity])];
-  const jobsCancelled = await holdOffDerivations(tx, workspaceId, {
+  let jobsCancelled = await holdOffDerivations(tx, workspaceId, {
     entities: held,
     forgetEntity: target.entity,
   });
+  jobsCancelled += await stopRunningDerivations(tx, workspaceId, held);
+  // Held entities with no record left (the erased one among them) are forgotten by name; the
+  // others keep their runs, which forget the erased ids.
+  const forgotten = await emptiedEntities(tx, workspaceId, held);
+  await forgetEntities(tx, workspaceId, forgotten);
+  const gone = new Set(forgotten);
+  await scrubRuns(
+    tx,
+    workspaceId,
+    entities.filter((entity) => !gone.has(entity)),
+    ids,
+  );
   let headsRestored = 0;
   const slots = slotsOf(rows);
   if (slots.length > 0) {
@@ -75,11 +101,8 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
       headsRestored = restored.rowCount;
     }
   }
-  if (ids.length > 0) {
-    await tx.query(sql.FORGET_ENRICHMENT, [workspaceId, ENRICH_JOB]);
-    await tx.query(sql.CANCEL_EMPTY_ENRICHMENT, [workspaceId, ENRICH_JOB]);
-    await forgetErasedHeads(tx, workspaceId, ids);
-  }
+  await forgetEnrichment(tx, workspaceId, { ids, createdAt: rows.map((row) => row.created_at) });
+  await forgetErased(tx, workspaceId, { ids, entities: forgotten });
   return { ids, seeds: seeds.length, affectedEntities: entities.length, headsRestored, jobsCancelled };
 }
 
@@ -102,8 +125,10 @@ export async function eraseTarget(
     return { removal, auditId };
   });
   if (!done) return null;
+  // No external index is configured: the job carries the count only, so no erased id outlives
+  // the erasure's commit. An external index would need the ids here until its job ran.
   const job = await db.transaction((tx) =>
-    enqueue(tx, { workspaceId, kind: INDEX_DELETE_JOB, payload: { record_ids: done.removal.ids } }),
+    enqueue(tx, { workspaceId, kind: INDEX_DELETE_JOB, payload: { records: done.removal.ids.length } }),
   );
   return {
     audit_id: done.auditId,

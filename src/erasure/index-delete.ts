@@ -1,7 +1,8 @@
 // The external-index deletion job an erasure queues after its commit. Engram's own projection
 // (full-text vectors and embeddings) is removed in the erasure's transaction; this job is where
-// an external index would drop the ids. None is configured, so it completes at once and keeps
-// only the count, so that erased ids do not outlive the job's run.
+// an external index would drop the ids. None is configured, so the job carries only the count
+// (no erased id outlives the erasure's commit) and completes at once. A job queued by an older
+// version still carries the ids: it keeps only their count once run.
 import { fence, succeed } from "../worker/queue.js";
 import type { JobHandler } from "../worker/runner.js";
 import * as sql from "./sql.js";

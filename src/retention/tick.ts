@@ -2,7 +2,8 @@
 // "Tombstoned slot"): on each policy's UTC cron, only the latest missed tick runs; it erases
 // slots whose current tombstone is older than after_days (by its server-written created_at),
 // at most max_pages pages of PAGE_SLOTS slots, each page one erasure (closure, hold-off,
-// restored heads) with its own `retention` audit in _system.
+// restored heads, and the traces an erasure clears: an entity whose last records a page removed
+// is forgotten by name) with its own `retention` audit in _system.
 import { activeCatalog } from "../catalog/index.js";
 import type { RetentionPolicy } from "../catalog/types.js";
 import { claimCronTick } from "../derivations/index.js";

@@ -18,7 +18,7 @@ const EXTRA_COLLECTIONS = `  - name: snapshots
     search_profile: main
 `;
 
-const VIEWS = `views:
+export const VIEWS = `views:
   - name: top_notes
     version: 1
     active: true
