@@ -68,7 +68,7 @@ function coveredSql(alias: string, builtThrough: number): string {
 // enrichment costs (2 ms per embedding on a 2-core server at 100k), and sparser graphs are
 // cheaper (m 12 / ef_construction 48: 1.2 ms), but on the bench's filtered workspace-wide reads
 // they found less of the exact top 20 (0.77 against 0.81) unless ef_search doubled, which cost
-// hybrid more than its latency target allows (bench/RESULTS.md, issue 20).
+// hybrid more than its latency target allows (bench/notes/vectors-and-enrichment.md).
 /** CREATE INDEX of a space's HNSW index, covering the deferred rows up to builtThrough. */
 export function createIndexSql(space: EmbeddingSpace, builtThrough: number, concurrently = false): string {
   const index = spaceIndex("embedding", space.dimensions);

@@ -1,6 +1,6 @@
 // Sealing deferred embeddings into their space's HNSW index (migration 0018). An HNSW insert
 // walks the on-disk graph and re-prunes its neighbours one vector at a time: about 5x the CPU per
-// vector of building the graph in memory (bench/RESULTS.md, issue 20). So while an enrichment
+// vector of building the graph in memory (bench/notes/vectors-and-enrichment.md). So while an enrichment
 // backlog waits, its embeddings are stored deferred and searched exactly, and this periodic task
 // indexes them: a small tail row by row (an UPDATE that puts each into the current index), and on
 // a server a large one by building the space's index anew with CREATE INDEX CONCURRENTLY over

@@ -59,7 +59,7 @@ function embeddingJoin(params: Params, query: QueryVector, join: "JOIN" | "LEFT 
  * Runs a proposal. `repeated`: its text recurs with other values and planning is a large share of
  * its cost on PGlite (Db.queryRepeated): the vector and recency lists, whose plans the ORDER BY
  * fixes, and the text reads fenced to one index (textCandidates). Not the text tiers, which ran
- * 25% slower on a generic plan (bench/RESULTS.md part 15).
+ * 25% slower on a generic plan (bench/notes/pglite.md).
  */
 function run(db: Db, sql: string, params: Params, repeated = false): Promise<Candidate[]> {
   return candidateRows(db, sql, params.values, repeated);
@@ -148,7 +148,7 @@ export async function textCandidates(
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
-    // A fenced read's plan is its index's, whatever the values (bench/RESULTS.md part 20).
+    // A fenced read's plan is its index's, whatever the values (bench/notes/pglite.md).
     entities !== undefined || everyWordRare,
   );
 }
@@ -299,7 +299,7 @@ interface ListedCandidate extends Candidate {
  * computed once per row, and each row comes with its place in each list's order (the orders of
  * vectorCandidates, textCandidates and recentCandidates), up to `limit`, for the same round
  * robin. Three statements each computed both signals for the same rows, one after the other on
- * PGlite (bench/RESULTS.md part 21: 0.6x the time on PGlite, 0.69-0.86x on a server; an entity of
+ * PGlite (bench/notes/search-paths.md: 0.6x the time on PGlite, 0.69-0.86x on a server; an entity of
  * 450-1,425 records is as fast as the three lists run at once on a server's pool).
  */
 async function entityHybridCandidates(

@@ -157,7 +157,7 @@ export async function loadLinks(
   ) e`;
   if (predicates.length) filters.push(`e.predicate = ANY(${params.add(predicates)}::text[])`);
   // Repeated: a view's walks send the same few texts, and on PGlite planning was a third of a
-  // graph request (bench/RESULTS.md part 20).
+  // graph request (bench/notes/pglite.md).
   const rows = await queryRowsAsJson<LinkRow>(
     db,
     `${sql} WHERE ${filters.join(" AND ")}`,

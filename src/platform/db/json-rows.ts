@@ -1,6 +1,6 @@
 // Reading many rows of many fields. PGlite decodes every field of every row in JavaScript, a
 // TextDecoder call and a buffer copy each: 200 search candidates of 17 columns took 4.5 ms where
-// the statement ran in 0.6 (bench/RESULTS.md, part 8). There the rows come back as one JSON array
+// the statement ran in 0.6 (bench/notes/pglite.md). There the rows come back as one JSON array
 // instead, one field for one JSON.parse (2.2 ms). A server's driver decodes fields natively and
 // the JSON array cost it 3x, so it reads rows.
 import type { Db } from "./types.js";

@@ -1,7 +1,7 @@
 // Prepared statements on PGlite's one session, for reads that recur with other parameters
 // (search's vector and recency lists, the shown records' bodies). In WebAssembly, parsing and
 // planning such a statement costs about as much as running it: the hybrid vector list spent
-// ~3 of its 9 ms there (bench/RESULTS.md part 15). Each distinct text is prepared once and run
+// ~3 of its 9 ms there (bench/notes/pglite.md). Each distinct text is prepared once and run
 // with a generic plan; its parameters go in as literals, since EXECUTE takes no bind parameters.
 import type { PGlite } from "@electric-sql/pglite";
 import { arrayElement, sqlLiteral } from "./literal.js";

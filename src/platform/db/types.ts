@@ -63,7 +63,8 @@ export const WORKSPACE_LOCK_SQL =
  * visibility, scope), so the scan must go on past ef_search until enough rows pass: an
  * iterative scan in relaxed order (search re-ranks candidates anyway). ef_search 200: on the
  * bench's 100k server corpus a 200-deep read holds 0.83 of the exact top 20 (0.81 at 100) in the
- * same time; 400 raised hybrid's 84-deep read from 0.77 to 0.83 but cost it 7 ms (RESULTS.md).
+ * same time; 400 raised hybrid's 84-deep read from 0.77 to 0.83 but cost it 7 ms
+ * (bench/notes/vectors-and-enrichment.md).
  */
 export const HNSW_SETTINGS: Readonly<Record<string, string>> = {
   "hnsw.iterative_scan": "relaxed_order",
