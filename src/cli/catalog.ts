@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { readCatalogDirectory } from "../catalog/directory.js";
+import { DEFAULT_PACKAGE_NAME, initCatalog, initReport } from "./catalog-init.js";
 import { CliError } from "./run.js";
 
 const DEFAULT_API_URL = "http://127.0.0.1:8080";
@@ -14,6 +15,20 @@ export function apiTarget(env: NodeJS.ProcessEnv = process.env): { url: string; 
 
 export function catalogCommand(): Command {
   const command = new Command("catalog").description("work with catalog packages");
+  command
+    .command("init")
+    .summary("write a minimal, commented catalog into a new or empty DIR")
+    .description(
+      "write a minimal, commented catalog into DIR that publishes as it is: an event and a keyed " +
+        "collection with full-text and embedding search, conf/models.yaml (the offline fake provider, " +
+        "an OpenAI-compatible one declared beside it) and a package manifest",
+    )
+    .argument("<dir>", "the directory to write; created if missing, refused unless empty")
+    .option("--name <name>", "the package name", DEFAULT_PACKAGE_NAME)
+    .action(async (dir: string, options: { name: string }) => {
+      const result = await initCatalog(dir, options.name);
+      process.stdout.write(initReport(dir, result));
+    });
   command
     .command("publish")
     .description("upload every file under DIR and select a package (POST /catalog)")
