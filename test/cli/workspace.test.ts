@@ -35,7 +35,8 @@ describe("engram workspace and migrate commands", () => {
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.api_key).toMatch(/^egk_[A-Za-z0-9_-]{43}$/);
     apiKey = created.api_key;
-  });
+    // The first command creates the data directory from scratch: 5 s alone, over 30 s on a loaded VM.
+  }, 90_000);
 
   it("a second create of the same name exits 1 with a clear message", async () => {
     const result = await runCli(["workspace", "create", "acme", "--json"], env);

@@ -4,7 +4,12 @@ import { openPostgres } from "../../src/platform/db/index.js";
 import { createTestDb, onServer, type TestDb } from "../support/db.js";
 
 const warnings: string[] = [];
-process.on("warning", (warning) => warnings.push(warning.message));
+const onWarning = (warning: Error) => warnings.push(warning.message);
+process.on("warning", onWarning);
+// The worker process runs other files after this one (vitest.config.ts: isolate false).
+afterAll(() => {
+  process.off("warning", onWarning);
+});
 
 describe.runIf(onServer)("server sessions", () => {
   let testDb: TestDb;

@@ -26,6 +26,15 @@ async function adminQuery(sql: string): Promise<void> {
   }
 }
 
+// Test files share their worker's modules (vitest.config.ts: isolate false), so the run's dump
+// is read once per worker; every database loaded from it is still a fresh one.
+let dump: { file: string; blob: Promise<Blob> } | undefined;
+function pgliteDump(): Promise<Blob> {
+  const file = inject("pgliteDump");
+  if (dump?.file !== file) dump = { file, blob: readFile(file).then((bytes) => new Blob([bytes])) };
+  return dump.blob;
+}
+
 /** A fresh, migrated database: a PGlite loaded from the run's dump, or a server clone. */
 export async function createTestDb(): Promise<TestDb> {
   const template = inject("serverTemplate");
@@ -43,7 +52,6 @@ export async function createTestDb(): Promise<TestDb> {
       },
     };
   }
-  const dump = await readFile(inject("pgliteDump"));
-  const db = await openPglite({ dataDir: "memory://", loadDataDir: new Blob([dump]) });
+  const db = await openPglite({ dataDir: "memory://", loadDataDir: await pgliteDump() });
   return { db, url: undefined, close: () => db.close() };
 }
