@@ -1,12 +1,15 @@
 // Erasure holds off derivation work: a queued job of the entity is cancelled, and a run that is
 // waiting on its model when the erasure commits writes nothing afterwards.
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireCatalog } from "../../src/catalog/index.js";
-import { DERIVE_JOB, deriveHandler } from "../../src/derivations/index.js";
-import { createModels, type Models } from "../../src/models/index.js";
-import { Worker } from "../../src/worker/runner.js";
-import { derivationFiles, derivationHarness, derivationYaml, type Harness } from "../support/derivations.js";
+import { createModels } from "../../src/models/index.js";
+import {
+  derivationFiles,
+  derivationHarness,
+  derivationYaml,
+  gatedDeriveWorker,
+  type Harness,
+} from "../support/derivations.js";
 import { waitFor } from "../support/wait.js";
 
 const CITE_ALL = {
@@ -15,20 +18,8 @@ const CITE_ALL = {
 
 describe("erasure and derivations", () => {
   let h: Harness;
-  let worker: Worker;
   // The model call of the run in flight waits until the test releases it.
-  let entered: () => void = () => {};
-  let release: () => void = () => {};
-  let enteredP: Promise<void>;
-  let releaseP: Promise<void>;
-  const gate = () => {
-    enteredP = new Promise((resolve) => {
-      entered = resolve;
-    });
-    releaseP = new Promise((resolve) => {
-      release = resolve;
-    });
-  };
+  let gated: ReturnType<typeof gatedDeriveWorker>;
 
   const note = (entity: string, text: string) => ({ collection: "notes", entity, type: "note", text });
   const job = async (id: string) => (await h.get(`/jobs/${id}`)).json();
@@ -46,25 +37,10 @@ describe("erasure and derivations", () => {
     h = await derivationHarness("erase-fence", derivationFiles([derivationYaml("digest")]));
     const catalog = await requireCatalog(h.t.db, h.ws.id);
     const real = createModels(catalog.index.models.def, { fakeScript: { digest: CITE_ALL } });
-    const gated: Models = {
-      embed: (alias, texts) => real.embed(alias, texts),
-      score: (alias, input) => real.score(alias, input),
-      rerank: (alias, input) => real.rerank(alias, input),
-      async json(alias, input) {
-        entered();
-        await releaseP;
-        return real.json(alias, input);
-      },
-    };
-    worker = new Worker({
-      db: h.t.db,
-      log: pino({ level: "silent" }),
-      handlers: { [DERIVE_JOB]: deriveHandler({ models: () => gated }) },
-      pollMs: 20,
-    });
+    gated = gatedDeriveWorker(h.t.db, real);
   });
   afterAll(async () => {
-    await worker.stop();
+    await gated.worker.stop();
     await h.close();
   });
 
@@ -82,11 +58,11 @@ describe("erasure and derivations", () => {
   });
 
   it("a run in flight during an entity erasure writes nothing for the erased entity", async () => {
-    await worker.start();
-    gate();
+    await gated.worker.start();
+    const { entered, release } = gated.gate();
     await h.write([note("eve", "Eve asked for a refund"), note("eve", "Eve renewed")]);
     const queued = (await h.post("/processors/digest/run", { entity: "eve" })).json();
-    await enteredP;
+    await entered;
     expect((await job(queued.job_id)).state).toBe("running");
     expect((await h.post("/erase", { entity: "eve" })).statusCode).toBe(200);
     release();
@@ -100,13 +76,13 @@ describe("erasure and derivations", () => {
   });
 
   it("a run in flight when some of its evidence is erased is cancelled and writes nothing", async () => {
-    gate();
+    const { entered, release } = gated.gate();
     const [gone] = (await h.write([note("gus", "Gus moved offices"), note("gus", "Gus pays yearly")])) as [
       string,
       string,
     ];
     const queued = (await h.post("/processors/digest/run", { entity: "gus" })).json();
-    await enteredP;
+    await entered;
     expect((await h.post("/erase", { records: [gone] })).json().deleted).toBe(1);
     release();
     await finished(queued.job_id);
@@ -115,8 +91,7 @@ describe("erasure and derivations", () => {
     expect(runs).toMatchObject([{ status: "failed", failure: "cancelled" }]);
     expect(await countOf("gus")).toBe(1);
     // The next run reads what remains and writes normally.
-    gate();
-    release();
+    gated.gate().release();
     const next = (await h.post("/processors/digest/run", { entity: "gus" })).json();
     await finished(next.job_id);
     expect((await job(next.job_id)).state).toBe("succeeded");

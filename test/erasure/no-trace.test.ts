@@ -6,19 +6,17 @@
 // snapshots, artifact uses, feedback, access marks, embeddings, finished, dead and queued jobs,
 // a run in flight) and checks that the dump held the traces before the erasure.
 import { createHash, randomBytes } from "node:crypto";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireCatalog } from "../../src/catalog/index.js";
-import { DERIVE_JOB, deriveHandler } from "../../src/derivations/index.js";
-import { createModels, type Models } from "../../src/models/index.js";
+import { createModels } from "../../src/models/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { runRetention } from "../../src/retention/index.js";
-import { Worker } from "../../src/worker/runner.js";
 import { ARTIFACTS, VIEWS } from "../support/artifact-catalog.js";
 import { minimalFiles } from "../support/catalog-files.js";
 import {
   derivationHarness,
   derivationYaml,
+  gatedDeriveWorker,
   type Harness,
   runJobs,
   WEIGHT_PROCESSOR,
@@ -524,7 +522,7 @@ describe("erasing an entity leaves no trace in any table", () => {
 
 describe("erasing explicit records leaves no trace of them, a run in flight included", () => {
   let h: Harness;
-  let worker: Worker;
+  let gated: ReturnType<typeof gatedDeriveWorker>;
   const CUSTOMER = `rec-${token()}`;
   const MARKER = `quixotrel${token()}`;
   let erased: { id: string; text: string }[] = [];
@@ -532,10 +530,7 @@ describe("erasing explicit records leaves no trace of them, a run in flight incl
   const ids: Record<string, string> = {};
   let inFlight: string;
   let auditId: string;
-  let entered: () => void = () => {};
   let release: () => void = () => {};
-  let enteredP: Promise<void> = Promise.resolve();
-  let releaseP: Promise<void> = Promise.resolve();
 
   beforeAll(async () => {
     h = await derivationHarness("no-trace-records", FILES);
@@ -573,31 +568,12 @@ describe("erasing explicit records leaves no trace of them, a run in flight incl
     const real = createModels(catalog.index.models.def, {
       fakeScript: reply("digest", "summary", `Late digest ${MARKER} {{evidence.0}}`),
     });
-    enteredP = new Promise((resolve) => {
-      entered = resolve;
-    });
-    releaseP = new Promise((resolve) => {
-      release = resolve;
-    });
-    const gated: Models = {
-      embed: (alias, texts) => real.embed(alias, texts),
-      score: (alias, input) => real.score(alias, input),
-      rerank: (alias, input) => real.rerank(alias, input),
-      async json(alias, input) {
-        entered();
-        await releaseP;
-        return real.json(alias, input);
-      },
-    };
-    worker = new Worker({
-      db: h.t.db,
-      log: pino({ level: "silent" }),
-      handlers: { [DERIVE_JOB]: deriveHandler({ models: () => gated }) },
-      pollMs: 20,
-    });
-    await worker.start();
+    gated = gatedDeriveWorker(h.t.db, real);
+    await gated.worker.start();
+    const gate = gated.gate();
+    release = gate.release;
     inFlight = (await h.post("/processors/digest/run", { entity: CUSTOMER })).json().job_id;
-    await enteredP;
+    await gate.entered;
     erased = await closureOf(h, "SELECT $2::uuid", [ids.n1]);
     dependents = await dependentIds(
       h,
@@ -607,7 +583,7 @@ describe("erasing explicit records leaves no trace of them, a run in flight incl
   });
   afterAll(async () => {
     release();
-    await worker.stop();
+    await gated.worker.stop();
     await h.close();
   });
 

@@ -3,8 +3,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LightMyRequestResponse } from "fastify";
+import { pino } from "pino";
 import { stringify } from "yaml";
+import { DERIVE_JOB, deriveHandler } from "../../src/derivations/index.js";
+import type { Models } from "../../src/models/index.js";
 import type { Db } from "../../src/platform/db/index.js";
+import { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp } from "./app.js";
 import { MINIMAL_PACKAGE, minimalFiles } from "./catalog-files.js";
 import { waitFor } from "./wait.js";
@@ -151,4 +155,42 @@ export async function derivationHarness(name: string, files: Record<string, stri
     close: () => t.close(),
   };
   return harness;
+}
+
+/**
+ * A worker (not started) running derivations whose model calls pass a gate, open until gate()
+ * closes it: then the next call waits until release(), and `entered` resolves when one arrives.
+ */
+export function gatedDeriveWorker(db: Db, real: Models) {
+  let arrive = () => {};
+  let opened: Promise<void> = Promise.resolve();
+  const gated: Models = {
+    embed: (alias, texts) => real.embed(alias, texts),
+    score: (alias, input) => real.score(alias, input),
+    rerank: (alias, input) => real.rerank(alias, input),
+    async json(alias, input) {
+      arrive();
+      await opened;
+      return real.json(alias, input);
+    },
+  };
+  const worker = new Worker({
+    db,
+    log: pino({ level: "silent" }),
+    handlers: { [DERIVE_JOB]: deriveHandler({ models: () => gated }) },
+    pollMs: 20,
+  });
+  return {
+    worker,
+    gate(): { entered: Promise<void>; release: () => void } {
+      let release = () => {};
+      opened = new Promise((resolve) => {
+        release = resolve;
+      });
+      const entered = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      return { entered, release };
+    },
+  };
 }
