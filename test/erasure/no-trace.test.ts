@@ -11,8 +11,8 @@ import { requireCatalog } from "../../src/catalog/index.js";
 import { createModels } from "../../src/models/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { runRetention } from "../../src/retention/index.js";
-import { ARTIFACTS, VIEWS } from "../support/artifact-catalog.js";
-import { minimalFiles } from "../support/catalog-files.js";
+import { ARTIFACTS, EXTRA_COLLECTIONS, VIEWS } from "../support/artifact-catalog.js";
+import { COLLECTIONS_YAML, minimalFiles } from "../support/catalog-files.js";
 import {
   derivationHarness,
   derivationYaml,
@@ -28,42 +28,18 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 const token = () => randomBytes(4).toString("hex");
 const DAY = 86_400_000;
 
-const COLLECTIONS = `collections:
-  - name: notes
-    version: 1
-    active: true
-    mode: event
-    schema:
-      type: object
-      properties:
-        topic: { type: string }
-        priority: { type: integer }
-      additionalProperties: false
-    fields:
-      topic: { path: topic, type: string, filter: true, return: true }
-      priority: { path: priority, type: integer, filter: true, sort: true }
-    required_processors: [embedder, weight]
-    search_profile: main
-  - name: facts
-    version: 1
-    active: true
-    mode: keyed
-    schema: { type: object }
-    required_processors: [embedder]
-    search_profile: main
-  - name: snapshots
-    version: 1
-    active: true
-    mode: keyed
-    schema: { type: object }
-    search_profile: main
-  - name: learning_signals
-    version: 1
-    active: true
-    mode: event
-    schema: { type: object }
-    search_profile: main
-`;
+/** catalog-files.ts's notes and facts, both enriched, and the artifact catalog's extra collections. */
+const COLLECTIONS =
+  COLLECTIONS_YAML.replace(
+    "sort: true }\n    search_profile: main",
+    "sort: true }\n    required_processors: [embedder, weight]\n    search_profile: main",
+  ).replace(
+    "schema: { type: object }\n    search_profile: main\n",
+    "schema: { type: object }\n    required_processors: [embedder]\n    search_profile: main\n",
+  ) + EXTRA_COLLECTIONS;
+
+/** Where an erased record's id is found before the erasure: the checks after it can fail. */
+const RECORD_TRACE_TABLES = ["artifact_snapshots", "embeddings", "jobs", "record_access", "records", "runs"];
 
 const PROCESSORS = `processors:
   - name: embedder
@@ -387,16 +363,7 @@ describe("erasing an entity leaves no trace in any table", () => {
         "runs",
       ]),
     );
-    expect(tablesOf(tracesOf(dump, erasedIds))).toEqual(
-      expect.arrayContaining([
-        "artifact_snapshots",
-        "embeddings",
-        "jobs",
-        "record_access",
-        "records",
-        "runs",
-      ]),
-    );
+    expect(tablesOf(tracesOf(dump, erasedIds))).toEqual(expect.arrayContaining(RECORD_TRACE_TABLES));
   });
 
   it("erases the entity", async () => {
@@ -594,16 +561,7 @@ describe("erasing explicit records leaves no trace of them, a run in flight incl
       await dumpDatabase(h.t.db),
       erased.map((r) => r.id),
     );
-    expect(tablesOf(traces)).toEqual(
-      expect.arrayContaining([
-        "artifact_snapshots",
-        "embeddings",
-        "jobs",
-        "record_access",
-        "records",
-        "runs",
-      ]),
-    );
+    expect(tablesOf(traces)).toEqual(expect.arrayContaining(RECORD_TRACE_TABLES));
   });
 
   it("erases the records while a run of their entity waits on its model, which then writes nothing", async () => {

@@ -4,7 +4,8 @@ import type { LightMyRequestResponse } from "fastify";
 import { createTestApp, type TestApp } from "./app.js";
 import { COLLECTIONS_YAML, MINIMAL_PACKAGE, minimalFiles } from "./catalog-files.js";
 
-const EXTRA_COLLECTIONS = `  - name: snapshots
+/** The snapshot target and learning_signals collections, as YAML list items. */
+export const EXTRA_COLLECTIONS = `  - name: snapshots
     version: 1
     active: true
     mode: keyed
