@@ -14,8 +14,10 @@ export { type LoadedCatalog, loadCatalog } from "./load.js";
 export { forgetInstall, rememberInstall, runAsRequest } from "./request-install.js";
 export {
   activeCatalog,
+  type CatalogDefinitions,
   type CatalogDeps,
   type CatalogSummary,
+  catalogDefinitions,
   catalogPruneReport,
   confirmCatalog,
   describeCatalog,

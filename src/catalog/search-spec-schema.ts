@@ -130,6 +130,12 @@ export const SEARCH_SPEC_SCHEMA = {
       "kind",
     ]),
     boost: expression("a boost formula applied after fusing sources"),
+    explain: {
+      type: "boolean",
+      default: false,
+      description:
+        "each hit also carries explain: the signals, the rank expression with each node's value, the candidate lists that proposed it (and source_ranks with sources; order_by values in structured mode)",
+    },
   } satisfies Record<(typeof TOP_KEYS)[number], object>),
   description:
     "A typed search: one mode with its scope, or sources fused by rrf. Catalog-dependent rules (collections, fields, capabilities) are checked after this shape.",

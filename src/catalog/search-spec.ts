@@ -123,6 +123,8 @@ interface SearchSpecCommon {
   fence?: Fence;
   rerank?: Rerank;
   graph_boost?: GraphBoost;
+  /** Each hit explains its ranking (src/search/explain.ts); set only when asked for. */
+  explain?: true;
 }
 
 export interface SingleSearchSpec extends SearchSpecCommon, SearchPart {
@@ -168,6 +170,7 @@ export const TOP_KEYS = [
   "sources",
   "fuse",
   "boost",
+  "explain",
 ] as const;
 export const SOURCE_KEYS = ["name", "weight", ...PART_KEYS] as const;
 const QUERY_MODES: readonly SearchMode[] = ["vector", "text", "hybrid"];
@@ -414,6 +417,8 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
       ? []
       : (readStrings(root.annotations, ["annotations"], issues, { max: NAMES_MAX, min: 0 }) ?? []);
   const render = root.render === undefined ? false : (readBoolean(root.render, ["render"], issues) ?? false);
+  const explain =
+    root.explain === undefined ? false : (readBoolean(root.explain, ["explain"], issues) ?? false);
   const fence = root.fence === undefined ? undefined : readFence(root.fence, issues);
   if (root.fence !== undefined && !render) issues.add(["fence"], "needs render: true");
   const rerank = root.rerank === undefined ? undefined : readRerank(root.rerank, k, index, issues);
@@ -550,5 +555,6 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
   if (fence) spec.fence = fence;
   if (rerank) spec.rerank = rerank;
   if (graphBoost) spec.graph_boost = graphBoost;
+  if (explain) spec.explain = true;
   return spec;
 }

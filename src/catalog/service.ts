@@ -11,7 +11,7 @@ import { type LoadedCatalog, loadCatalog } from "./load.js";
 import { pruneReport } from "./prune.js";
 import { takeInstall } from "./request-install.js";
 import * as sql from "./sql.js";
-import type { CollectionDef } from "./types.js";
+import type { CollectionDef, PackageManifest } from "./types.js";
 
 export interface PublishRequest {
   package: string;
@@ -243,6 +243,52 @@ export async function describeCatalog(db: Queryable, workspaceId: string): Promi
     package: install.package,
     catalog_hash: install.catalog_hash,
     metadata: { installed_at: install.installed_at.toISOString(), definitions: install.hashes, counts },
+  };
+}
+
+export interface CatalogDefinitions {
+  package: string;
+  catalog_hash: string;
+  /** The selected package manifest, normalized. */
+  manifest: PackageManifest;
+  /** Every listed definition, normalized, by the ids GET /catalog's metadata.definitions hashes. */
+  definitions: Record<string, unknown>;
+}
+
+/** The normalized definition behind one "family:id" of the install's hashes. */
+function definitionOf(catalog: InstalledCatalog, id: string): unknown {
+  const { index } = catalog;
+  const at = id.indexOf(":");
+  const family = id.slice(0, at);
+  const name = id.slice(at + 1);
+  const families: Record<string, () => unknown> = {
+    collections: () => index.collections.get(name)?.def,
+    search_profiles: () => index.searchProfiles.get(name)?.def,
+    processors: () => index.processors.get(name)?.def,
+    derivations: () => index.derivations.get(name)?.def,
+    triggers: () => index.triggers.get(name)?.def,
+    views: () => index.views.get(name)?.def,
+    artifacts: () => index.artifacts.get(name)?.def,
+    mcp: () => index.mcp?.def,
+    conf: () => (name === "models" ? index.models.def : name === "rank" ? index.rank : undefined),
+  };
+  const def = families[family]?.();
+  if (def === undefined) throw new Error(`catalog definition ${id} has no loaded definition`);
+  return def;
+}
+
+/**
+ * GET /catalog/definitions: the active install's definitions as it normalized them (the values
+ * its hashes are computed over), so the console can show them without the uploaded YAML.
+ */
+export async function catalogDefinitions(db: Queryable, workspaceId: string): Promise<CatalogDefinitions> {
+  const catalog = await requireCatalog(db, workspaceId);
+  const ids = Object.keys(catalog.hashes).sort();
+  return {
+    package: catalog.package,
+    catalog_hash: catalog.catalogHash,
+    manifest: catalog.index.manifest.def,
+    definitions: Object.fromEntries(ids.map((id) => [id, definitionOf(catalog, id)])),
   };
 }
 

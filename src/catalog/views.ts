@@ -314,6 +314,13 @@ export function linkView(view: ViewDef, src: Def, index: CatalogIndex): void {
     return;
   }
   const queryAt = src.at("query");
+  // explain is the caller's debugging option (POST /views/{name}/query?explain=true), never
+  // fixed by a definition: a view's answer keeps the same shape for every caller.
+  if (view.query && Object.hasOwn(view.query, "explain")) {
+    queryAt
+      .at("explain")
+      .fail("a view does not fix explain: a caller asks for it with POST /views/{name}/query?explain=true");
+  }
   checkPlaceholders(view.query, queryAt, view.parameters);
   checkQueryCollections(fillTemplate(view.query, sampleArguments(view.parameters)), queryAt, index);
   let spec: SearchSpec;

@@ -138,6 +138,50 @@ export async function eraseTarget(
   };
 }
 
+/** What an erasure would remove (POST /erase?dry_run=true). */
+export interface ErasurePreview {
+  dry_run: true;
+  deleted: number;
+  affected_entities: number;
+  by_collection: Record<string, number>;
+  /** Of deleted, the records pulled in through the derived_from closure rather than named. */
+  derived: number;
+}
+
+/**
+ * The erasure's seeds and closure, found as eraseTarget finds them (and refused as it refuses
+ * them: erase_too_large), in a read-only transaction on one snapshot: nothing is removed, held
+ * off, audited or queued, and writers are not held up (no seq lock).
+ */
+export async function previewTarget(
+  db: Db,
+  workspaceId: string,
+  target: ErasureTarget,
+  maxRecords: number,
+): Promise<ErasurePreview> {
+  return db.transaction(async (tx) => {
+    await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    const seeds = await target.seeds(tx);
+    const ids = await expandClosure(tx, workspaceId, seeds, maxRecords);
+    const counts =
+      ids.length > 0
+        ? (
+            await tx.query<{ affected_entities: number; by_collection: Record<string, number> }>(
+              sql.CLOSURE_COUNTS,
+              [workspaceId, ids],
+            )
+          ).rows[0]
+        : undefined;
+    return {
+      dry_run: true,
+      deleted: ids.length,
+      affected_entities: counts?.affected_entities ?? 0,
+      by_collection: counts?.by_collection ?? {},
+      derived: ids.length - seeds.length,
+    };
+  });
+}
+
 /** Audits land on this entity: never the erased one, whose name must not survive. */
 export const AUDIT_ENTITY = "workspace";
 

@@ -20,6 +20,14 @@ export const CHILDREN = `
   SELECT id FROM records
   WHERE workspace_id = $1 AND derived_from <> '{}' AND derived_from && $2::uuid[]`;
 
+/** What a closure ($2) holds, by collection and entity (an erasure's dry run). */
+export const CLOSURE_COUNTS = `
+  SELECT count(DISTINCT entity)::int AS affected_entities,
+    (SELECT COALESCE(jsonb_object_agg(c.collection, c.n), '{}'::jsonb) FROM (
+      SELECT collection, count(*)::int AS n FROM records
+      WHERE workspace_id = $1 AND id = ANY($2::uuid[]) GROUP BY collection) c) AS by_collection
+  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
+
 /**
  * Returns each removed row's slot and its created_at as text: read back as timestamptz in the same
  * transaction (one session) it is exact to the microsecond, which a JavaScript Date is not.

@@ -7,6 +7,7 @@ import { loggerOptions } from "../platform/log.js";
 import { ajv, queryAjv } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
 import { closeQueryStrings } from "./closed-query.js";
+import { consoleRoutes } from "./console.js";
 import { registerInputGuard } from "./input-guard.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
@@ -27,6 +28,7 @@ import { mcpRoutes } from "./routes/mcp.js";
 import { recordRoutes } from "./routes/records.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
+import { workspaceRoutes } from "./routes/workspace.js";
 import { problemSchema } from "./schemas.js";
 
 // Large enough for a full MAX_BATCH_RECORDS batch of ordinary records; larger bodies get 413.
@@ -122,10 +124,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerInputGuard(app);
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);
+  consoleRoutes(app);
   catalogRoutes(app, catalogDeps(deps.db, deps.config));
   discoveryRoutes(app, deps.db);
   recordRoutes(app, deps.db, deps.config);
   jobRoutes(app, deps.db);
+  workspaceRoutes(app, deps.db);
   derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);

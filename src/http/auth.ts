@@ -18,7 +18,12 @@ const PUBLIC_PATHS = new Set(["/health", "/openapi.json"]);
 
 export function isPublicPath(url: string): boolean {
   const path = url.split("?")[0] ?? url;
-  return PUBLIC_PATHS.has(path) || path === "/docs" || path.startsWith("/docs/");
+  return PUBLIC_PATHS.has(path) || isStaticPath(path);
+}
+
+/** The reference page and the console: static files that hold nothing of any workspace. */
+export function isStaticPath(path: string): boolean {
+  return ["/docs", "/console"].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
 /** Spec Authentication rules 1-3: a workspace key on every route except the public ones. */

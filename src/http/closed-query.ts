@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
+import { isStaticPath } from "./auth.js";
 
 /**
  * Routes whose query parameters are only known per request: GET /artifacts/{name} takes the
@@ -11,15 +12,16 @@ function exempt(route: RouteOptions): boolean {
   const methods = [route.method].flat();
   // A CORS preflight repeats the query string of the request it asks about.
   if (methods.includes("OPTIONS")) return true;
-  // The reference page's files (@fastify/swagger-ui), served as the package ships them.
-  if (route.url === "/docs" || route.url.startsWith("/docs/")) return true;
+  // The reference page's files (@fastify/swagger-ui) and the console's pages, whose query string
+  // is read by the browser.
+  if (isStaticPath(route.url)) return true;
   return OPEN_QUERY_URLS.has(route.url) && methods.every((m) => m === "GET" || m === "HEAD");
 }
 
 /**
  * Every route refuses query parameters it does not define with 422 request_schema naming each
  * (`querystring.<name>`), as GET /search always did, so a misspelt or unsupported parameter
- * (`POST /erase?dry_run=true`) never runs as if it were absent. A route without a query schema
+ * (`POST /records?dry_run=true`) never runs as if it were absent. A route without a query schema
  * gets an empty closed one (`properties: {}`, so the OpenAPI document lists no parameter); a
  * route with one has it closed. Validation runs after authentication, so 401 still comes first.
  */

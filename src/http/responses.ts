@@ -2,6 +2,7 @@
 // JSON.stringify (app.ts), so these schemas describe and never filter what is sent; the test
 // suite checks every reply it receives against the schema of its route and status.
 
+import { JOB_STATES } from "../worker/queue.js";
 import { ANSWER_RESPONSES } from "./answer-responses.js";
 import { ARTIFACT_RESPONSES } from "./artifact-responses.js";
 import { DERIVATION_RESPONSES, freshness } from "./derivation-responses.js";
@@ -71,6 +72,58 @@ const backendEntry = {
   required: ["name", "layout", "candidate_count"],
 } as const;
 
+/**
+ * A node of an explained rank (`explain.rank`, src/search/explain.ts): a rank expression node
+ * with its value for the hit, or a wrapper above the expression (rrf, boost, graph_boost,
+ * rerank). `args` holds nodes of this same shape (rrf's hold one source each).
+ */
+const RANK_OPERATORS = ["sum", "max", "product", "normalize", "saturate", "decay"];
+const rankTreeNode = {
+  type: "object",
+  properties: {
+    op: { enum: [...RANK_OPERATORS, "rrf", "boost", "graph_boost", "rerank"] },
+    signal: { enum: ["similarity", "text_match", "score", "age_hours"] },
+    const: num,
+    name: { ...str, description: "score: the stored score's name" },
+    field: { ...str, description: "age_hours: the timestamp" },
+    factor: num,
+    midpoint: num,
+    exponent: num,
+    min: { ...num, description: "normalize: the smallest value of its argument across the candidates" },
+    max: { ...num, description: "normalize: the largest value of its argument across the candidates" },
+    rank_constant: int,
+    weight: num,
+    distance: { ...int, description: "graph_boost: links from the anchor" },
+    model: str,
+    judged: { ...bool, description: "rerank: whether the judge saw the record (else its value is 0)" },
+    source: { ...str, description: "an rrf argument: the source" },
+    source_rank: int,
+    rank: { ...anyObject, description: "an rrf argument: the source's explained rank" },
+    order_by: listOf(anyObject),
+    value: { ...num, description: "the node's value for this hit; the root's is the hit's rank_score" },
+    args: listOf({ ...anyObject, description: "child nodes, of this same shape" }),
+  },
+  required: ["value"],
+  additionalProperties: false,
+} as const;
+
+/** A hit's `explain` (SearchSpec `explain: true`, `POST /views/{name}/query?explain=true`). */
+const hitExplain = shape(
+  {
+    signals: shape({
+      similarity: nullable("number"),
+      text_match: nullable("number"),
+      age_hours: shape({ created_at: num, occurred_at: num, last_accessed: num }),
+      scores: { type: "object", additionalProperties: num },
+    }),
+    rank: rankTreeNode,
+    order_by: listOf(shape({ field: str, direction: { enum: ["asc", "desc"] }, value: {} })),
+    proposed_by: listOf({ enum: ["vector", "text", "recent", "structured"] }),
+    source_ranks: { type: "object", additionalProperties: int },
+  },
+  ["rank", "order_by", "source_ranks"],
+);
+
 const searchResponse = {
   type: "object",
   properties: {
@@ -82,6 +135,10 @@ const searchResponse = {
         score: nullable("number"),
         rank_score: num,
         source_ranks: anyObject,
+        explain: {
+          ...hitExplain,
+          description: "only when asked for (explain: true): why the hit ranks where it does",
+        },
       },
       required: ["id", "rank", "score"],
     }),
@@ -260,6 +317,15 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
     },
   },
   "GET /catalog": { status: 200, schema: anyObject },
+  "GET /catalog/definitions": {
+    status: 200,
+    schema: shape({
+      package: str,
+      catalog_hash: str,
+      manifest: anyObject,
+      definitions: { type: "object", additionalProperties: anyObject },
+    }),
+  },
   "GET /catalog/compatibility": { status: 200, schema: compatibility },
   "GET /catalog/prune": { status: 200, schema: anyObject },
   "POST /backfill": { status: 202, schema: backfill },
@@ -272,9 +338,56 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
   },
   "POST /erase": {
     status: 200,
-    schema: shape({ audit_id: uuid, deleted: int, affected_entities: int, index_delete_job_id: uuid }),
+    schema: {
+      oneOf: [
+        shape({ audit_id: uuid, deleted: int, affected_entities: int, index_delete_job_id: uuid }),
+        shape({
+          dry_run: { const: true },
+          deleted: int,
+          affected_entities: int,
+          by_collection: { type: "object", additionalProperties: int },
+          derived: { ...int, description: "of deleted, the records pulled in through derived_from" },
+        }),
+      ],
+    },
+  },
+  "GET /jobs": {
+    status: 200,
+    schema: shape({
+      jobs: listOf(job),
+      next_before: {
+        ...nullable("string"),
+        description: "pass as before for the next page; null on the last",
+      },
+    }),
   },
   "GET /jobs/:id": { status: 200, schema: job },
+  "GET /records/:id/cited-by": {
+    status: 200,
+    schema: shape({ records: listOf(record), next_before_seq: nullable("integer") }),
+  },
+  "GET /workspace": {
+    status: 200,
+    schema: shape({
+      id: uuid,
+      name: str,
+      created_at: timestamp,
+      counts: shape({
+        records: int,
+        entities: int,
+        unready: int,
+        jobs: shape(Object.fromEntries(JOB_STATES.map((state) => [state, int]))),
+      }),
+      oldest_unready_at: { type: ["string", "null"], format: "date-time" },
+    }),
+  },
+  "GET /entities": {
+    status: 200,
+    schema: shape({
+      entities: listOf(shape({ entity: str, records: int, last_seq: int, last_at: timestamp })),
+      next_after: nullable("string"),
+    }),
+  },
   "POST /jobs/:id/retry": { status: 200, schema: job },
   ...DERIVATION_RESPONSES,
   ...ARTIFACT_RESPONSES,

@@ -188,3 +188,31 @@ export function slotHistory(db: Queryable, workspaceId: string, q: HistoryQuery)
     q.limit,
   );
 }
+
+export interface CitedByQuery {
+  limit: number;
+  beforeSeq?: number;
+}
+
+/**
+ * The records whose derived_from names this record, newest first, in the full record shape of
+ * GET /records/{id}; an unknown id (or another workspace's) is 404 not_found.
+ */
+export async function citedBy(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  q: CitedByQuery,
+): Promise<Page<Record<string, unknown> & { seq: number }>> {
+  const exists = isUuid(id) && (await db.query(sql.RECORD_EXISTS, [workspaceId, id.toLowerCase()])).rows[0];
+  if (!exists) throw new AppError("not_found", `no record ${id}`);
+  return page(
+    db.query<Record<string, unknown> & { seq: number }>(sql.CITED_BY, [
+      workspaceId,
+      id.toLowerCase(),
+      q.beforeSeq ?? null,
+      q.limit + 1,
+    ]),
+    q.limit,
+  );
+}

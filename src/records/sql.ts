@@ -48,6 +48,38 @@ const FULL_COLUMNS = `id, seq, collection, collection_version, collection_hash, 
 
 export const GET_RECORD = `SELECT ${FULL_COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`;
 
+export const RECORD_EXISTS = "SELECT 1 FROM records WHERE workspace_id = $1 AND id = $2";
+
+/**
+ * The records naming $2 as a provenance parent, newest first (GET /records/{id}/cited-by): the
+ * partial GIN index on derived_from (migration 0013) finds them.
+ */
+export const CITED_BY = `
+  SELECT ${FULL_COLUMNS} FROM records
+  WHERE workspace_id = $1 AND derived_from <> '{}' AND derived_from @> ARRAY[$2::uuid]
+    AND ($3::bigint IS NULL OR seq < $3)
+  ORDER BY seq DESC LIMIT $4`;
+
+/**
+ * A page of entities by name in byte order (GET /entities): $2 a LIKE pattern (the prefix with its
+ * wildcards escaped, then %), $3 the last name of the previous page, $4 the page size plus one.
+ * Both walk records_entity_names (migration 0019), an index-only scan of the page's entities;
+ * last_at is the created_at of each entity's newest record, one probe by seq.
+ */
+export const ENTITY_PAGE = `
+  SELECT g.entity, g.records, g.last_seq, r.created_at AS last_at
+  FROM (
+    SELECT entity COLLATE "C" AS entity, count(*)::int AS records, max(seq) AS last_seq
+    FROM records
+    WHERE workspace_id = $1 AND collection <> '_system'
+      AND ($2::text IS NULL OR entity COLLATE "C" LIKE $2)
+      AND ($3::text IS NULL OR entity COLLATE "C" > $3)
+    GROUP BY entity COLLATE "C"
+    ORDER BY entity COLLATE "C"
+    LIMIT $4) g
+  JOIN records r ON r.workspace_id = $1 AND r.seq = g.last_seq
+  ORDER BY g.entity COLLATE "C"`;
+
 /** Filters shared by timeline and delta: entity, collections, types, status, _system rows. */
 const FILTERS = `workspace_id = $1
   AND ($2::text IS NULL OR entity = $2)

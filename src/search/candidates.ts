@@ -4,10 +4,12 @@ import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spaceReads, vectorLiteral } from "../records/index.js";
+import { fieldValueSql } from "./field-sql.js";
 import { firstListDepth, interleave, interleaveByNeed } from "./interleave.js";
 import {
   candidateColumns,
   candidateRows,
+  declarationOf,
   filterSql,
   orderSql,
   Params,
@@ -18,10 +20,21 @@ import {
 import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
 
+/** A candidate list of a proposal (explain's proposed_by). */
+export type ProposalList = "vector" | "text" | "recent" | "structured";
+
+/** Hybrid's lists, in their round-robin order. */
+const HYBRID_LIST_NAMES: readonly ProposalList[] = ["vector", "text", "recent"];
+
 export interface Proposal {
   candidates: Candidate[];
   /** Candidates proposed before cutting to k (backend diagnostics). */
   count: number;
+  /**
+   * With explain, hybrid: the lists whose round-robin turn offered each candidate. Other modes
+   * have one list, named by the mode.
+   */
+  proposedBy?: Map<string, ProposalList[]>;
 }
 
 export interface QueryVector {
@@ -76,6 +89,11 @@ export interface ProposeInput {
   exhaustiveText: boolean;
   /** The rank reads age_hours(last_accessed): candidates carry it (else null). */
   lastAccessed?: boolean;
+  /**
+   * The search explains its hits: hybrid notes the lists that offered each candidate, structured
+   * reads its order_by values (Candidate.order_values).
+   */
+  explain?: boolean;
 }
 
 function textConfig(input: ProposeInput): string {
@@ -237,9 +255,15 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   const params = new Params();
   const decl = declarations(input.catalog);
   const where = filterSql(params, input.workspaceId, input.part, decl);
+  // explain: the values the rows are sorted by, as sorted (numeric, timestamptz or text).
+  const orderValues = input.explain
+    ? `, jsonb_build_array(${input.part.order_by
+        .map((order) => fieldValueSql("r.", declarationOf(decl, input.part, order.field)))
+        .join(", ")}) AS order_values`
+    : "";
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed)} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(input.lastAccessed)}${orderValues} FROM records r WHERE ${where}
      ORDER BY ${orderSql(input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
     params,
   );
@@ -306,6 +330,7 @@ async function entityHybridCandidates(
   input: ProposeInput,
   entities: string[],
   limit: number,
+  offered?: Map<string, number[]>,
 ): Promise<Candidate[]> {
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
@@ -352,12 +377,13 @@ async function entityHybridCandidates(
       .filter((c) => c.places[j] !== undefined)
       .sort((a, b) => (a.places[j] as number) - (b.places[j] as number))
       .map((c) => c.candidate);
-  return interleave([list(0), list(1), list(2)], limit).out;
+  return interleave([list(0), list(1), list(2)], limit, offered).out;
 }
 
 export async function propose(input: ProposeInput): Promise<Proposal> {
   const limit = input.part.params.candidates;
   let candidates: Candidate[];
+  const offered = input.explain && input.part.mode === "hybrid" ? new Map<string, number[]>() : undefined;
   switch (input.part.mode) {
     case "text":
       candidates = await textCandidates(input, limit);
@@ -373,7 +399,7 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
       break;
     case "hybrid":
       if (input.part.scope.entities) {
-        candidates = await entityHybridCandidates(input, input.part.scope.entities, limit);
+        candidates = await entityHybridCandidates(input, input.part.scope.entities, limit, offered);
         break;
       }
       // Independent proposals (HYBRID_LISTS of them), each returning both signals: a server pool
@@ -386,8 +412,15 @@ export async function propose(input: ProposeInput): Promise<Proposal> {
         ],
         limit,
         hybridFirstDepth(input.part),
+        offered,
       );
       break;
   }
-  return { candidates, count: candidates.length };
+  if (!offered) return { candidates, count: candidates.length };
+  const proposedBy = new Map<string, ProposalList[]>();
+  for (const [id, lists] of offered) {
+    const names = HYBRID_LIST_NAMES.filter((_, j) => lists.includes(j));
+    proposedBy.set(id, names);
+  }
+  return { candidates, count: candidates.length, proposedBy };
 }

@@ -11,9 +11,18 @@ import { AppError } from "../platform/errors.js";
 import { markAccessed } from "../records/index.js";
 import { readBodies, shown } from "./bodies.js";
 import { type Proposal, propose, type QueryVector } from "./candidates.js";
-import { applyBoost, fuseRrf } from "./fusion.js";
+import {
+  type Explain,
+  type ExplainedSource,
+  fusedExplain,
+  proposedBy,
+  rankedExplain,
+  structuredExplain,
+  wrapRank,
+} from "./explain.js";
+import { applyBoost, type FusedHit, fuseRrf } from "./fusion.js";
 import { type GraphBoostReport, graphBoost, type Scored } from "./graph-boost.js";
-import { evaluateRank, minMaxScores, orderByRank } from "./rank-eval.js";
+import { evaluateRank, explainRank, minMaxScores, orderByRank, type RankTree } from "./rank-eval.js";
 import { displayScoreNames, renderRows } from "./render.js";
 import { type RerankReport, rerankTop } from "./rerank.js";
 import { shapeHit } from "./shape.js";
@@ -30,6 +39,15 @@ export interface SearchDeps {
 
 interface Ranked extends Scored {
   source_ranks?: Record<string, number>;
+  /** With explain: the hit's explanation (src/search/explain.ts), built if it is shown. */
+  explain?: Explain;
+}
+
+/** What explaining one search part needs (present only when the search asks for explain). */
+interface ExplainPart {
+  part: SearchPart;
+  proposal: Proposal | undefined;
+  catalog: InstalledCatalog;
 }
 
 /** The query embedding of the part's profile, when its mode needs one. */
@@ -56,12 +74,35 @@ function formulaOf(catalog: InstalledCatalog, part: SearchPart): RankNode | unde
   return part.rank ?? catalog.index.rank.formulas[part.mode];
 }
 
-/** Orders a pool by the rank expression, best first. */
-function rankPool(pool: Candidate[], formula: RankNode, now: Date): Ranked[] {
+/** Orders a pool by the rank expression, best first; explained by the same (traced) walk. */
+function rankPool(pool: Candidate[], formula: RankNode, now: Date, explain?: ExplainPart): Ranked[] {
+  if (explain) {
+    const explained = explainRank(formula, pool, now);
+    return orderByRank(pool, explained.values).map((i) => {
+      const candidate = pool[i] as Candidate;
+      const lists = proposedBy(explain.part, explain.proposal, candidate);
+      return {
+        candidate,
+        rank_score: explained.values[i] as number,
+        explain: rankedExplain(candidate, now, lists, () => explained.tree(i)),
+      };
+    });
+  }
   const values = evaluateRank(formula, pool, now);
   return orderByRank(pool, values).map((i) => ({
     candidate: pool[i] as Candidate,
     rank_score: values[i] as number,
+  }));
+}
+
+/** A structured pool, in its order_by order as proposed. */
+function structuredPool(pool: Candidate[], now: Date, explain?: ExplainPart): Ranked[] {
+  if (!explain) return pool.map((candidate) => ({ candidate, rank_score: 0 }));
+  const { part, catalog } = explain;
+  return pool.map((candidate) => ({
+    candidate,
+    rank_score: 0,
+    explain: structuredExplain(candidate, now, part.order_by, catalog),
   }));
 }
 
@@ -73,24 +114,58 @@ function fuseSources(
   now: Date,
 ): Ranked[] {
   const byId = new Map<string, Candidate>();
+  // With explain: each source's ranked entries, whose explanations the fused ones build on.
+  const explained: ExplainedSource[] | undefined = spec.explain ? [] : undefined;
   const lists = spec.sources.map((source, i) => {
     const pool = proposals[i]?.candidates ?? [];
     const formula = formulaOf(catalog, source);
-    // A structured source is ranked by its order_by, as proposed.
-    const ranked = (formula ? rankPool(pool, formula, now).map((r) => r.candidate) : pool).slice(0, source.k);
+    let ranked: Candidate[];
+    if (explained) {
+      const explain = { part: source, proposal: proposals[i], catalog };
+      // A structured source is ranked by its order_by, as proposed.
+      const entries = (
+        formula ? rankPool(pool, formula, now, explain) : structuredPool(pool, now, explain)
+      ).slice(0, source.k);
+      explained.push({
+        name: source.name,
+        weight: source.weight,
+        entries: new Map(entries.map((e) => [e.candidate.id, e])),
+      });
+      ranked = entries.map((e) => e.candidate);
+    } else {
+      // A structured source is ranked by its order_by, as proposed.
+      ranked = (formula ? rankPool(pool, formula, now).map((r) => r.candidate) : pool).slice(0, source.k);
+    }
     for (const candidate of ranked) byId.set(candidate.id, candidate);
     return { name: source.name, weight: source.weight, ids: ranked.map((c) => c.id) };
   });
   let fused = fuseRrf(lists, spec.fuse.rank_constant);
+  // With explain: each record's fused value before the boost, and the boost's explanation.
+  let unboosted: Map<string, number> | undefined;
+  let boostTree: ((id: string) => () => RankTree) | undefined;
   if (spec.boost) {
     const pool = fused.map((f) => byId.get(f.id) as Candidate);
-    fused = applyBoost(fused, evaluateRank(spec.boost, pool, now));
+    if (explained) {
+      const boost = explainRank(spec.boost, pool, now);
+      const at = new Map(fused.map((f, i) => [f.id, i]));
+      unboosted = new Map(fused.map((f) => [f.id, f.rank_score]));
+      boostTree = (id) => () => boost.tree(at.get(id) as number);
+      fused = applyBoost(fused, boost.values);
+    } else fused = applyBoost(fused, evaluateRank(spec.boost, pool, now));
   }
-  return fused.map((f) => ({
+  const hits: Ranked[] = fused.map((f) => ({
     candidate: byId.get(f.id) as Candidate,
     rank_score: f.rank_score,
     source_ranks: f.source_ranks,
   }));
+  if (explained) {
+    hits.forEach((hit, i) => {
+      const f = fused[i] as FusedHit;
+      const before = unboosted?.get(f.id) ?? f.rank_score;
+      hit.explain = fusedExplain(f, before, explained, spec.fuse.rank_constant, boostTree?.(f.id));
+    });
+  }
+  return hits;
 }
 
 export async function executeSearch(
@@ -117,7 +192,12 @@ export async function executeSearch(
         q: spec.q,
         query,
         exhaustiveText: deps.exhaustiveText ?? false,
-        lastAccessed: boostReadsAccess || (formula !== undefined && readsAge(formula, "last_accessed")),
+        // explain reports every age, last_accessed's included.
+        lastAccessed:
+          spec.explain === true ||
+          boostReadsAccess ||
+          (formula !== undefined && readsAge(formula, "last_accessed")),
+        ...(spec.explain ? { explain: true } : {}),
       });
     }),
   );
@@ -127,28 +207,60 @@ export async function executeSearch(
     : formula
       ? "rank_expression"
       : "structured";
+  const explain = spec.explain && !spec.sources ? { part: spec, proposal: proposals[0], catalog } : undefined;
   let ranked: Ranked[];
   if (spec.sources) ranked = fuseSources(spec, catalog, proposals, now);
-  else if (formula) ranked = rankPool(proposals[0]?.candidates ?? [], formula, now);
-  else ranked = (proposals[0]?.candidates ?? []).map((candidate) => ({ candidate, rank_score: 0 }));
+  else if (formula) ranked = rankPool(proposals[0]?.candidates ?? [], formula, now, explain);
+  else ranked = structuredPool(proposals[0]?.candidates ?? [], now, explain);
   let graphBoostReport: GraphBoostReport | undefined;
   if (spec.graph_boost) {
-    const boosted = await graphBoost({ db: deps.db, workspaceId, catalog, boost: spec.graph_boost }, ranked);
+    const boost = spec.graph_boost;
+    const boosted = await graphBoost({ db: deps.db, workspaceId, catalog, boost }, ranked);
     ranked = boosted.ranked;
     graphBoostReport = boosted.report;
+    if (spec.explain) {
+      ranked = ranked.map((r) => {
+        const distance = boosted.distanceOf(r.candidate);
+        if (distance === undefined) return r;
+        const node = (rank: RankTree) => ({
+          op: "graph_boost",
+          weight: boost.weight,
+          distance,
+          value: r.rank_score,
+          args: [rank],
+        });
+        return { ...r, explain: wrapRank(r.explain, node) };
+      });
+    }
   }
   // The shown records (the first k after rerank, so of the first max(k, top_n) before it).
   const read = await readBodies(deps.db, workspaceId, ranked, Math.max(spec.k, spec.rerank?.top_n ?? 0));
   ranked = read.ranked;
   let rerankReport: RerankReport | undefined;
   if (spec.rerank) {
+    const rerank = spec.rerank;
+    const judgedIds = spec.explain
+      ? new Set(ranked.slice(0, rerank.top_n).map((r) => r.candidate.id))
+      : undefined;
     const judged = await rerankTop(
-      { models: deps.models(catalog), rerank: spec.rerank, q: spec.q as string, bodies: read.bodies },
+      { models: deps.models(catalog), rerank, q: spec.q as string, bodies: read.bodies },
       ranked,
     );
     ranked = judged.ranked;
     rerankReport = judged.report;
     kind = "llm_judge";
+    if (judgedIds) {
+      ranked = ranked.map((r) => {
+        const node = (rank: RankTree) => ({
+          op: "rerank",
+          model: rerank.model,
+          judged: judgedIds.has(r.candidate.id),
+          value: r.rank_score,
+          args: [rank],
+        });
+        return { ...r, explain: wrapRank(r.explain, node) };
+      });
+    }
   }
   // Scores span the whole pool (every candidate, or every merged record), after every boost.
   const scores = kind === "structured" ? undefined : minMaxScores(ranked.map((r) => r.rank_score));
@@ -164,6 +276,7 @@ export async function executeSearch(
       ...(scores ? { rank_score: r.rank_score } : {}),
       ...(r.source_ranks ? { source_ranks: r.source_ranks } : {}),
       ...(declaration ? shapeHit(r.candidate, spec, declaration) : {}),
+      ...(r.explain ? { explain: r.explain() } : {}),
     };
   });
   const displayScores = displayScoreNames(catalog.index);

@@ -72,6 +72,11 @@ interface Accumulated {
   bestSource: number;
 }
 
+/** What one source adds to a record's fused value (rule 7): weight / (rank_constant + rank). */
+export function rrfContribution(weight: number, rankConstant: number, rank: number): number {
+  return weight / (rankConstant + rank);
+}
+
 /** Reciprocal rank fusion (rule 7), ordered by fused value with the documented tie-break. */
 export function fuseRrf(sources: readonly RankedSource[], rankConstant: number): FusedHit[] {
   checkRankConstant(rankConstant);
@@ -83,7 +88,7 @@ export function fuseRrf(sources: readonly RankedSource[], rankConstant: number):
       if (seen.has(id)) return;
       seen.add(id);
       const rank = position + 1;
-      const contribution = source.weight / (rankConstant + rank);
+      const contribution = rrfContribution(source.weight, rankConstant, rank);
       const entry = byId.get(id);
       if (!entry) {
         byId.set(id, {

@@ -66,18 +66,24 @@ export function nodeDistances(
   return { distance, edges: followed.size };
 }
 
+/** A candidate's distance: that of its entity or key, the nearer; undefined when neither is reached. */
+function candidateDistance(distance: ReadonlyMap<string, number>, candidate: Candidate): number | undefined {
+  const byEntity = distance.get(candidate.entity);
+  const byKey = candidate.key === null ? undefined : distance.get(candidate.key);
+  const d = Math.min(byEntity ?? Number.POSITIVE_INFINITY, byKey ?? Number.POSITIVE_INFINITY);
+  return Number.isFinite(d) ? d : undefined;
+}
+
 /** The boosted pool (re-sorted) and the matches counted, from the distances of reached nodes. */
-export function applyGraphBoost(
-  ranked: readonly Scored[],
+export function applyGraphBoost<T extends Scored>(
+  ranked: readonly T[],
   distance: ReadonlyMap<string, number>,
   weight: number,
-): { ranked: Scored[]; matched: number } {
+): { ranked: T[]; matched: number } {
   let matched = 0;
   const boosted = ranked.map((r, at) => {
-    const byEntity = distance.get(r.candidate.entity);
-    const byKey = r.candidate.key === null ? undefined : distance.get(r.candidate.key);
-    const d = Math.min(byEntity ?? Number.POSITIVE_INFINITY, byKey ?? Number.POSITIVE_INFINITY);
-    if (!Number.isFinite(d)) return { scored: r, at };
+    const d = candidateDistance(distance, r.candidate);
+    if (d === undefined) return { scored: r, at };
     matched++;
     const value = r.rank_score + (Math.abs(r.rank_score) * weight) / (1 + d);
     return { scored: { ...r, rank_score: Number.isFinite(value) ? value : Number.MAX_VALUE }, at };
@@ -86,11 +92,14 @@ export function applyGraphBoost(
   return { ranked: boosted.map((b) => b.scored), matched };
 }
 
-/** Walks the boost's graph view from the anchor and boosts the ranked pool by proximity. */
-export async function graphBoost(
+/**
+ * Walks the boost's graph view from the anchor and boosts the ranked pool by proximity;
+ * distanceOf gives a candidate's distance (undefined: not boosted), for explain.
+ */
+export async function graphBoost<T extends Scored>(
   input: { db: Db; workspaceId: string; catalog: InstalledCatalog; boost: GraphBoost },
-  ranked: readonly Scored[],
-): Promise<{ ranked: Scored[]; report: GraphBoostReport }> {
+  ranked: readonly T[],
+): Promise<{ ranked: T[]; report: GraphBoostReport; distanceOf: (c: Candidate) => number | undefined }> {
   const { boost, catalog } = input;
   const view = [...catalog.index.views.values()]
     .map((entry) => entry.def)
@@ -104,6 +113,7 @@ export async function graphBoost(
   const result = applyGraphBoost(ranked, distance, boost.weight);
   return {
     ranked: result.ranked,
+    distanceOf: (c) => candidateDistance(distance, c),
     report: {
       anchor: boost.anchor,
       depth: boost.depth,

@@ -4,16 +4,23 @@ import type { Candidate } from "./types.js";
 
 /**
  * Round-robin over the proposal lists, skipping ids already taken, up to the limit; `exhausted`
- * marks the lists the round robin read to their end before it was done.
+ * marks the lists the round robin read to their end before it was done. `offered` (explain
+ * only) is refilled with each record's lists (indices) whose turn offered it, taken or not.
  */
-export function interleave(lists: Candidate[][], limit: number): { out: Candidate[]; exhausted: boolean[] } {
+export function interleave(
+  lists: Candidate[][],
+  limit: number,
+  offered?: Map<string, number[]>,
+): { out: Candidate[]; exhausted: boolean[] } {
   const seen = new Set<string>();
   const out: Candidate[] = [];
   const exhausted = lists.map(() => false);
+  offered?.clear();
   for (let i = 0; out.length < limit && lists.some((list) => i < list.length); i++) {
     lists.forEach((list, j) => {
       if (out.length >= limit) return;
       const candidate = list[i];
+      if (candidate && offered) offered.set(candidate.id, [...(offered.get(candidate.id) ?? []), j]);
       if (!candidate) exhausted[j] = true;
       else if (!seen.has(candidate.id)) {
         seen.add(candidate.id);
@@ -49,11 +56,13 @@ export async function interleaveByNeed(
   proposers: Proposer[],
   limit: number,
   first = firstListDepth(limit, proposers.length),
+  /** As interleave's: the lists that offered each record of the result (explain only). */
+  offered?: Map<string, number[]>,
 ): Promise<Candidate[]> {
   const depths = proposers.map(() => first);
   const lists = await Promise.all(proposers.map((propose, j) => propose(depths[j] as number)));
   for (;;) {
-    const { out, exhausted } = interleave(lists, limit);
+    const { out, exhausted } = interleave(lists, limit, offered);
     const deeper = lists.flatMap((list, j) =>
       exhausted[j] && list.length >= (depths[j] as number) && (depths[j] as number) < limit ? [j] : [],
     );

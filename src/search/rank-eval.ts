@@ -5,6 +5,10 @@
 // candidate of the pool (a Float64Array), so normalize is a plain pool-level pass over its
 // child's column and nests freely. Compiled evaluators are cached per node object.
 //
+// explainRank (a search's `explain: true`) runs the same compiled walk with every node's column
+// recorded, and gives each candidate's expression tree with the value of every node; the
+// evaluator used without explain records nothing.
+//
 // Decisions the spec leaves open:
 // - A missing signal is 0: similarity / text_match absent (or not a number), a score name the
 //   record does not carry, an unreadable timestamp.
@@ -26,6 +30,8 @@ interface EvalContext {
   pool: readonly Candidate[];
   n: number;
   nowMs: number;
+  /** explainRank: each node's column, by the node's slot (traced evaluators only). */
+  trace?: Float64Array[];
 }
 
 type Column = (ctx: EvalContext) => Float64Array;
@@ -58,17 +64,34 @@ function ageTimestamp(c: Candidate, field: AgeField): unknown {
   return c[field];
 }
 
-/** (x - min) / (max - min) over a column; all ties 0. Written in place. */
-function normalizeColumn(values: Float64Array): Float64Array {
-  const n = values.length;
-  if (n === 0) return values;
+/** [age_hours, field] of one candidate: hours since the timestamp; future or unreadable is 0. */
+function ageHours(c: Candidate, field: AgeField, nowMs: number): number {
+  const hours = (nowMs - timeMs(ageTimestamp(c, field))) / HOUR_MS;
+  return hours > 0 ? finite(hours) : 0; // future counts 0; NaN (unreadable) is missing: 0
+}
+
+/** [score, name] of one candidate: a name the record does not carry is 0. */
+function storedScore(c: Candidate, name: string): number {
+  return c.scores && Object.hasOwn(c.scores, name) ? signal(c.scores[name]) : 0;
+}
+
+/** The smallest and largest value of a non-empty column. */
+function columnRange(values: Float64Array): { min: number; max: number } {
   let min = values[0] as number;
   let max = min;
-  for (let i = 1; i < n; i++) {
+  for (let i = 1; i < values.length; i++) {
     const v = values[i] as number;
     if (v < min) min = v;
     else if (v > max) max = v;
   }
+  return { min, max };
+}
+
+/** (x - min) / (max - min) over a column; all ties 0. Written in place. */
+function normalizeColumn(values: Float64Array): Float64Array {
+  const n = values.length;
+  if (n === 0) return values;
+  const { min, max } = columnRange(values);
   if (max === min) return values.fill(0);
   let span = max - min;
   if (Number.isFinite(span)) {
@@ -97,7 +120,32 @@ function map(child: Column, f: (x: number) => number): Column {
   };
 }
 
-function compileColumn(node: RankNode): Column {
+/** A node of a traced evaluator (explainRank): the node and the slots of its children. */
+interface TraceSlot {
+  node: RankNode;
+  children: number[];
+}
+
+/**
+ * The column of a node. Traced (`slots` given), every node takes the next slot in preorder and
+ * its column is recorded in ctx.trace before its parent reads (and overwrites) it.
+ */
+function compileColumn(node: RankNode, slots?: TraceSlot[]): Column {
+  const slot = slots ? slots.push({ node, children: [] }) - 1 : -1;
+  const child = (c: RankNode): Column => {
+    if (slots) (slots[slot] as TraceSlot).children.push(slots.length);
+    return compileColumn(c, slots);
+  };
+  const column = nodeColumn(node, child);
+  if (!slots) return column;
+  return (ctx) => {
+    const values = column(ctx);
+    if (ctx.trace) ctx.trace[slot] = Float64Array.from(values);
+    return values;
+  };
+}
+
+function nodeColumn(node: RankNode, child: (node: RankNode) => Column): Column {
   switch (node[0]) {
     case "similarity":
       return leaf((c) => signal(c.similarity));
@@ -105,14 +153,11 @@ function compileColumn(node: RankNode): Column {
       return leaf((c) => signal(c.text_match));
     case "score": {
       const name = node[1];
-      return leaf((c) => (c.scores && Object.hasOwn(c.scores, name) ? signal(c.scores[name]) : 0));
+      return leaf((c) => storedScore(c, name));
     }
     case "age_hours": {
       const field = node[1];
-      return leaf((c, nowMs) => {
-        const hours = (nowMs - timeMs(ageTimestamp(c, field))) / HOUR_MS;
-        return hours > 0 ? finite(hours) : 0; // future counts 0; NaN (unreadable) is missing: 0
-      });
+      return leaf((c, nowMs) => ageHours(c, field, nowMs));
     }
     case "const": {
       const value = finite(node[1]);
@@ -120,14 +165,14 @@ function compileColumn(node: RankNode): Column {
     }
     case "sum":
     case "max": {
-      const children = node[1].map(compileColumn);
+      const children = node[1].map(child);
       const isSum = node[0] === "sum";
       const [first, ...rest] = children;
       if (!first) return ({ n }) => new Float64Array(n); // the parser refuses empty lists
       return (ctx) => {
         const out = first(ctx);
-        for (const child of rest) {
-          const values = child(ctx);
+        for (const next of rest) {
+          const values = next(ctx);
           for (let i = 0; i < ctx.n; i++) {
             const a = out[i] as number;
             const b = values[i] as number;
@@ -139,25 +184,33 @@ function compileColumn(node: RankNode): Column {
     }
     case "product": {
       const factor = node[1];
-      return map(compileColumn(node[2]), (x) => factor * x);
+      return map(child(node[2]), (x) => factor * x);
     }
     case "normalize": {
-      const child = compileColumn(node[1]);
-      return (ctx) => normalizeColumn(child(ctx));
+      const column = child(node[1]);
+      return (ctx) => normalizeColumn(column(ctx));
     }
     case "saturate": {
       const { midpoint: m, exponent: e } = node[2];
-      return map(compileColumn(node[1]), (x) => (x > 0 ? 1 / (1 + (m / x) ** e) : 0));
+      return map(child(node[1]), (x) => (x > 0 ? 1 / (1 + (m / x) ** e) : 0));
     }
     case "decay": {
       const { midpoint: m, exponent: e } = node[2];
-      return map(compileColumn(node[1]), (x) => (x > 0 ? 1 / (1 + (x / m) ** e) : 1));
+      return map(child(node[1]), (x) => (x > 0 ? 1 / (1 + (x / m) ** e) : 1));
     }
     default: {
       const unknown: never = node;
       throw new Error(`unknown rank operator ${JSON.stringify((unknown as unknown[])[0])}`);
     }
   }
+}
+
+/** The rank_score of every candidate: the root's column, made finite. */
+function evaluate(column: Column, ctx: EvalContext): number[] {
+  const values = column(ctx);
+  const out = new Array<number>(ctx.n);
+  for (let i = 0; i < ctx.n; i++) out[i] = finite(values[i] as number);
+  return out;
 }
 
 const compiled = new WeakMap<RankNode, CompiledRank>();
@@ -167,14 +220,8 @@ export function compileRank(node: RankNode): CompiledRank {
   let fn = compiled.get(node);
   if (!fn) {
     const column = compileColumn(node);
-    fn = (pool, now) => {
-      const n = pool.length;
-      if (n === 0) return [];
-      const values = column({ pool, n, nowMs: now.getTime() });
-      const out = new Array<number>(n);
-      for (let i = 0; i < n; i++) out[i] = finite(values[i] as number);
-      return out;
-    };
+    fn = (pool, now) =>
+      pool.length === 0 ? [] : evaluate(column, { pool, n: pool.length, nowMs: now.getTime() });
     compiled.set(node, fn);
   }
   return fn;
@@ -183,6 +230,118 @@ export function compileRank(node: RankNode): CompiledRank {
 /** The rank_score of each candidate, in pool order; normalize spans the whole pool. */
 export function evaluateRank(node: RankNode, pool: readonly Candidate[], now: Date): number[] {
   return compileRank(node)(pool, now);
+}
+
+/**
+ * One node of an explained rank expression with its value for one candidate. Signals are
+ * `{signal, value}` (with `name` for score, `field` for age_hours), constants `{const, value}`,
+ * operators `{op, value, args}` with their options (product: factor; saturate and decay:
+ * midpoint, exponent; normalize: the min and max of its argument across the pool).
+ */
+export interface RankTree {
+  op?: string;
+  signal?: string;
+  const?: number;
+  name?: string;
+  field?: string;
+  factor?: number;
+  midpoint?: number;
+  exponent?: number;
+  min?: number;
+  max?: number;
+  value: number;
+  args?: RankTree[];
+  [more: string]: unknown;
+}
+
+export interface RankExplanation {
+  /** The rank_score of each candidate, in pool order (what evaluateRank returns). */
+  values: number[];
+  /** The expression of candidate `i` (a pool index) with each node's value; the root's is values[i]. */
+  tree(i: number): RankTree;
+}
+
+const traced = new WeakMap<RankNode, { column: Column; slots: TraceSlot[] }>();
+
+/** What a node is, without its value: the JSON form of the spec's list node. */
+function describe(node: RankNode, argument: Float64Array | undefined): Omit<RankTree, "value"> {
+  switch (node[0]) {
+    case "similarity":
+    case "text_match":
+      return { signal: node[0] };
+    case "score":
+      return { signal: "score", name: node[1] };
+    case "age_hours":
+      return { signal: "age_hours", field: node[1] };
+    case "const":
+      return { const: node[1] };
+    case "sum":
+    case "max":
+      return { op: node[0] };
+    case "product":
+      return { op: "product", factor: node[1] };
+    case "normalize":
+      return { op: "normalize", ...(argument && argument.length > 0 ? columnRange(argument) : {}) };
+    case "saturate":
+    case "decay":
+      return { op: node[0], midpoint: node[2].midpoint, exponent: node[2].exponent };
+  }
+}
+
+/**
+ * evaluateRank with every node's value kept: the same compiled walk, traced. For explain only
+ * (it copies each node's column); trees are built on demand, for the candidates shown.
+ */
+export function explainRank(node: RankNode, pool: readonly Candidate[], now: Date): RankExplanation {
+  let compiledTrace = traced.get(node);
+  if (!compiledTrace) {
+    const slots: TraceSlot[] = [];
+    compiledTrace = { column: compileColumn(node, slots), slots };
+    traced.set(node, compiledTrace);
+  }
+  const { column, slots } = compiledTrace;
+  const trace: Float64Array[] = [];
+  const values =
+    pool.length === 0 ? [] : evaluate(column, { pool, n: pool.length, nowMs: now.getTime(), trace });
+  const described = slots.map((s) => describe(s.node, trace[s.children[0] ?? -1]));
+  const tree = (slot: number, i: number): RankTree => {
+    const { children } = slots[slot] as TraceSlot;
+    const value = slot === 0 ? (values[i] as number) : ((trace[slot] as Float64Array)[i] as number);
+    const out: RankTree = { ...described[slot], value };
+    if (children.length > 0) out.args = children.map((c) => tree(c, i));
+    return out;
+  };
+  return {
+    values,
+    tree: (i) => {
+      if (!(i >= 0 && i < values.length)) throw new RangeError(`explainRank: no candidate ${i}`);
+      return tree(0, i);
+    },
+  };
+}
+
+/** What a candidate's rank can read (explain's `signals`): query signals are null when absent. */
+export interface Signals {
+  similarity: number | null;
+  text_match: number | null;
+  age_hours: Record<AgeField, number>;
+  scores: Record<string, number>;
+}
+
+/** The signals of a candidate as the rank leaves read them (age_hours of last_accessed included). */
+export function candidateSignals(c: Candidate, now: Date): Signals {
+  const nowMs = now.getTime();
+  const present = (value: unknown) => (value === undefined || value === null ? null : signal(value));
+  return {
+    similarity: present(c.similarity),
+    text_match: present(c.text_match),
+    age_hours: {
+      created_at: ageHours(c, "created_at", nowMs),
+      occurred_at: ageHours(c, "occurred_at", nowMs),
+      last_accessed: ageHours(c, "last_accessed", nowMs),
+    },
+    scores: Object.fromEntries(Object.keys(c.scores ?? {}).map((name) => [name, storedScore(c, name)])),
+  };
 }
 
 /**

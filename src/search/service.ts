@@ -2,7 +2,7 @@
 import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import { validateSearchSpec } from "../catalog/search-spec.js";
 import { viewSearch } from "../catalog/views.js";
-import { AppError } from "../platform/errors.js";
+import { AppError, validationError } from "../platform/errors.js";
 import { executeSearch, type SearchDeps } from "./execute.js";
 import { queryGraphView } from "./graph.js";
 
@@ -40,6 +40,12 @@ export function quickSearch(deps: SearchDeps & SearchLimits, workspaceId: string
 
 export type ViewDeps = SearchDeps & SearchLimits & { graphLimitMax?: number };
 
+/** A view call's options beside its parameters (the query string of POST /views/{name}/query). */
+export interface ViewOptions {
+  /** A search view's hits explain their ranking (SearchSpec explain); refused for graph views. */
+  explain?: boolean;
+}
+
 /** POST /views/{name}/query: the active version of the view, its parameters, then the search. */
 export async function queryView(
   // graphLimitMax: GRAPH_LIMIT_MAX (the spec's ceiling of 500 when a caller passes none).
@@ -47,6 +53,7 @@ export async function queryView(
   workspaceId: string,
   name: string,
   args: unknown,
+  options: ViewOptions = {},
 ) {
   const catalog = await requireCatalog(deps.db, workspaceId);
   const entry = [...catalog.index.views.keys()].find((id) => {
@@ -54,7 +61,7 @@ export async function queryView(
     return def?.name === name && def.active;
   });
   if (!entry) throw new AppError("view_not_found", `no active view "${name}"`);
-  return runView(deps, workspaceId, catalog, entry, args);
+  return runView(deps, workspaceId, catalog, entry, args, options);
 }
 
 /** One listed view version (`name@version`) with its arguments: a search or a graph read. */
@@ -64,10 +71,17 @@ export async function runView(
   catalog: InstalledCatalog,
   id: string,
   args: unknown,
+  options: ViewOptions = {},
 ) {
   const view = catalog.index.views.get(id)?.def;
   if (!view) throw new AppError("view_not_found", `no view ${id} in the package`);
   if (view.kind !== "search") {
+    if (options.explain) {
+      throw validationError(
+        `view "${view.name}" is a ${view.kind} view: explain applies to search views only`,
+        [{ path: "querystring.explain", message: "applies to search views only" }],
+      );
+    }
     const graphLimitMax = deps.graphLimitMax ?? 500;
     const graphDeps = { db: deps.db, graphLimitMax, maxResponseBytes: deps.maxResponseBytes };
     return queryGraphView(graphDeps, workspaceId, catalog, view, catalog.hashes[`views:${id}`], args ?? {});
@@ -75,6 +89,8 @@ export async function runView(
   const { parameters, spec } = viewSearch(view, args ?? {}, catalog.index, {
     maxQueryChars: deps.maxQueryChars,
   });
+  // A view's own query never says explain (linkView); the caller asks for it per call.
+  if (options.explain) spec.explain = true;
   // The rerank and graph_boost diagnostics are not forwarded; the order reflects them.
   const {
     rerank: _rerank,

@@ -153,7 +153,7 @@ export function filterSql(
 }
 
 /** A field's declaration; the validator guaranteed one path and type across the versions. */
-function declarationOf(declarations: Map<string, CollectionDef>, part: SearchPart, field: string) {
+export function declarationOf(declarations: Map<string, CollectionDef>, part: SearchPart, field: string) {
   for (const target of part.targets) {
     const found = declarations.get(`${target.name}@${target.version}`)?.fields[field];
     if (found) return found;

@@ -24,6 +24,8 @@ export interface Candidate {
   similarity?: number;
   /** Full-text rank of the query, 0 upward (text and hybrid candidates). */
   text_match?: number;
+  /** Structured candidates of a search with explain: the value of each order_by key, as sorted. */
+  order_values?: unknown[];
 }
 
 /** What a hit, a rendered row or a rerank judge reads of a record beyond ranking (src/search/bodies.ts). */

@@ -25,11 +25,15 @@ export interface EnqueueResult {
   runAfter: Date;
 }
 
+/** Every state a job can be in (the jobs table's check constraint). */
+export const JOB_STATES = ["queued", "running", "succeeded", "dead", "cancelled"] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
 export interface Job {
   workspace_id: string;
   id: string;
   kind: string;
-  state: "queued" | "running" | "succeeded" | "dead" | "cancelled";
+  state: JobState;
   payload: Record<string, unknown>;
   attempts: number;
   max_attempts: number;
@@ -248,7 +252,7 @@ export async function retryJob(db: Queryable, workspaceId: string, id: string): 
 }
 
 /** The public view of a job (GET /jobs/{id}). */
-export function describeJob(job: Job) {
+export function describeJob(job: Omit<Job, "workspace_id" | "payload">) {
   return {
     id: job.id,
     kind: job.kind,

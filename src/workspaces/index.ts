@@ -1,4 +1,5 @@
 export { isWellFormedKey, keyDigest } from "./keys.js";
+export { type WorkspaceOverview, workspaceOverview } from "./overview.js";
 export {
   authenticate,
   type CreatedWorkspace,

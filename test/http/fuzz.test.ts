@@ -373,6 +373,10 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
       ["/rank/schema", []],
       ["/backfill", []],
       ["/artifacts/support_brief", ["customer", "question"]],
+      ["/workspace", []],
+      ["/entities", ["prefix", "limit", "after"]],
+      ["/jobs", ["state", "kind", "limit", "before"]],
+      [`/records/${ids.record}/cited-by`, ["limit", "before_seq"]],
     ] as const;
     const value = fc.oneof(
       hostileString,
@@ -427,7 +431,12 @@ describe("fuzzing every route: never a 5xx, every refusal a problem with a code"
         url: "/artifacts/support_brief?customer=c1&question=card",
         known: ["customer", "question"],
       },
-      { method: "POST", url: "/erase", known: [], body: { entity: "c1" } },
+      { method: "POST", url: "/erase", known: ["dry_run"], body: { entity: "c1" } },
+      { method: "POST", url: "/erase?dry_run=true", known: ["dry_run"], body: { entity: "c1" } },
+      { method: "GET", url: "/workspace", known: [] },
+      { method: "GET", url: "/entities?prefix=c", known: ["prefix", "limit", "after"] },
+      { method: "GET", url: "/jobs?state=queued", known: ["state", "kind", "limit", "before"] },
+      { method: "GET", url: `/records/${ids.record}/cited-by`, known: ["limit", "before_seq"] },
       {
         method: "POST",
         url: "/mcp",

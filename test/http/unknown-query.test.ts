@@ -44,7 +44,7 @@ describe("unknown query parameters", () => {
       .sort();
   };
 
-  it("refuses POST /erase?dry_run=true and erases nothing", async () => {
+  it("refuses POST /erase?dryrun=true (misspelt dry_run) and erases nothing", async () => {
     const ids = await t.writeRecords(headers, [
       {
         collection: "customer_events",
@@ -64,12 +64,12 @@ describe("unknown query parameters", () => {
     ]);
     const res = await t.app.inject({
       method: "POST",
-      url: "/erase?dry_run=true",
+      url: "/erase?dryrun=true",
       headers,
       payload: { entity: "erase-me" },
     });
-    expect(refusedPaths(res)).toEqual(["querystring.dry_run"]);
-    expect(res.json().errors).toEqual([{ path: "querystring.dry_run", message: "is not allowed" }]);
+    expect(refusedPaths(res)).toEqual(["querystring.dryrun"]);
+    expect(res.json().errors).toEqual([{ path: "querystring.dryrun", message: "is not allowed" }]);
     for (const id of ids) {
       expect((await t.app.inject({ url: `/records/${id}`, headers })).statusCode).toBe(200);
     }

@@ -251,6 +251,101 @@ describe("another workspace's ids, names and entities", () => {
     expect((await send(owner.headers, "GET", `/records/${ids.record}`)).statusCode).toBe(200);
   });
 
+  it("console reads: the workspace, its entities, jobs, cited-by and erase dry runs stay in their workspace", async () => {
+    const json = async (headers: Headers, method: "GET" | "POST", url: string, body?: object) => {
+      const res = await send(headers, method, url, body);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.json();
+    };
+    // The owner's view, so that the checks below are not vacuous.
+    const own = await json(owner.headers, "GET", "/workspace");
+    expect(own.counts.records).toBeGreaterThan(0);
+    const ownEntities = await json(owner.headers, "GET", "/entities?prefix=secret");
+    expect(ownEntities.entities.map((e: { entity: string }) => e.entity)).toEqual(["secret-co"]);
+    const ownJobs = (await json(owner.headers, "GET", "/jobs?limit=100")).jobs.map(
+      (j: { id: string }) => j.id,
+    );
+    expect(ownJobs).toContain(ids.job);
+    const cited = await json(owner.headers, "GET", `/records/${ids.record}/cited-by`);
+    expect(cited.records.length).toBeGreaterThan(0);
+    const ownDry = await json(owner.headers, "POST", "/erase?dry_run=true", { entity: "secret-co" });
+    expect(ownDry.deleted).toBeGreaterThan(0);
+
+    for (const headers of [same, other]) {
+      const theirs = await json(headers, "GET", "/workspace");
+      expect(theirs.id).not.toBe(owner.id);
+      expect(JSON.stringify(theirs)).not.toContain("secret");
+      const records = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND collection <> '_system'",
+        [theirs.id],
+      );
+      expect(theirs.counts.records).toBe(records.rows[0]?.n);
+      const jobs = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM jobs WHERE workspace_id = $1",
+        [theirs.id],
+      );
+      const counted = Object.values(theirs.counts.jobs as Record<string, number>).reduce((a, b) => a + b, 0);
+      expect(counted).toBe(jobs.rows[0]?.n);
+
+      const entities = await send(headers, "GET", "/entities?limit=100");
+      expect(entities.body).not.toContain("secret");
+      await expectIndistinguishable(
+        headers,
+        { name: "GET /entities?prefix", method: "GET", url: (e) => `/entities?prefix=${e}` },
+        "secret",
+        "nobody",
+      );
+      await expectIndistinguishable(
+        headers,
+        { name: "GET /entities?after", method: "GET", url: (e) => `/entities?after=${e}&prefix=secret` },
+        "secret-a",
+        "secret-b",
+      );
+
+      const listed = (await json(headers, "GET", "/jobs?limit=100")).jobs.map((j: { id: string }) => j.id);
+      expect(listed.filter((id: string) => ownJobs.includes(id))).toEqual([]);
+      for (const filter of ["state=succeeded", "kind=derive", "kind=enrich", "state=cancelled"]) {
+        const res = await send(headers, "GET", `/jobs?${filter}&limit=100`);
+        expect(res.statusCode).toBe(200);
+        expect(
+          res.json().jobs.filter((j: { id: string }) => ownJobs.includes(j.id)),
+          filter,
+        ).toEqual([]);
+      }
+
+      await expectIndistinguishable(
+        headers,
+        { name: "GET /records/{id}/cited-by", method: "GET", url: (id) => `/records/${id}/cited-by` },
+        ids.record as string,
+        randomUUID(),
+      );
+      await expectIndistinguishable(
+        headers,
+        {
+          name: "POST /erase?dry_run=true entity",
+          method: "POST",
+          url: () => "/erase?dry_run=true",
+          body: (e) => ({ entity: e }),
+        },
+        "secret-co",
+        "nobody-co",
+      );
+      await expectIndistinguishable(
+        headers,
+        {
+          name: "POST /erase?dry_run=true records",
+          method: "POST",
+          url: () => "/erase?dry_run=true",
+          body: (id) => ({ records: [id] }),
+        },
+        ids.record as string,
+        randomUUID(),
+      );
+    }
+    // The dry runs removed nothing of the owner's.
+    expect((await json(owner.headers, "GET", "/workspace")).counts).toEqual(own.counts);
+  });
+
   it("MCP tools: another workspace's key gets what a random id or entity gets", async () => {
     const url = await listening();
     const keyOf = (headers: Headers) => headers.authorization.replace(/^Bearer /, "");

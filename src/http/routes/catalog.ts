@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import {
   type CatalogDeps,
+  catalogDefinitions,
   catalogPruneReport,
   describeCatalog,
   dryRunPublish,
@@ -50,6 +51,17 @@ export function catalogRoutes(app: FastifyInstance, deps: CatalogDeps): void {
     "/catalog",
     { schema: { summary: "The installed package, catalog hash and metadata", tags: ["catalog"] } },
     async (request) => describeCatalog(db, request.workspace.id),
+  );
+
+  app.get(
+    "/catalog/definitions",
+    {
+      schema: {
+        summary: "The installed package's manifest and every definition it lists, normalized",
+        tags: ["catalog"],
+      },
+    },
+    async (request) => catalogDefinitions(db, request.workspace.id),
   );
 
   app.get(

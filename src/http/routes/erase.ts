@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config/index.js";
-import { type EraseRequest, eraseRequest } from "../../erasure/index.js";
+import { type EraseRequest, eraseDryRun, eraseRequest } from "../../erasure/index.js";
 import type { Db } from "../../platform/db/index.js";
 import { ROW_LIMITS, UUID_PATTERN } from "../../records/row-schema.js";
 
@@ -8,13 +8,25 @@ import { ROW_LIMITS, UUID_PATTERN } from "../../records/row-schema.js";
 const IDS_MAX = 100_000;
 
 export function eraseRoutes(app: FastifyInstance, db: Db, config: Config): void {
-  app.post<{ Body: EraseRequest }>(
+  app.post<{ Body: EraseRequest; Querystring: { dry_run: boolean } }>(
     "/erase",
     {
       schema: {
         summary:
-          "Erase an entity or explicit records with everything derived from them; irreversible, audited without content",
+          "Erase an entity or explicit records with everything derived from them; irreversible, audited without content (dry_run: only count them)",
         tags: ["erasure"],
+        querystring: {
+          type: "object",
+          properties: {
+            dry_run: {
+              type: "boolean",
+              default: false,
+              description:
+                "true: answer what this erasure would remove (deleted, affected_entities, by_collection, derived) and remove nothing",
+            },
+          },
+          additionalProperties: false,
+        },
         body: {
           type: "object",
           properties: {
@@ -31,7 +43,11 @@ export function eraseRoutes(app: FastifyInstance, db: Db, config: Config): void 
         },
       },
     },
-    async (request) =>
-      eraseRequest(db, request.workspace.id, request.body, { maxRecords: config.eraseMaxRecords }),
+    async (request) => {
+      const options = { maxRecords: config.eraseMaxRecords };
+      return request.query.dry_run
+        ? eraseDryRun(db, request.workspace.id, request.body, options)
+        : eraseRequest(db, request.workspace.id, request.body, options);
+    },
   );
 }

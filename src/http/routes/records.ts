@@ -4,6 +4,7 @@ import { readDocument } from "../../derivations/index.js";
 import type { Db } from "../../platform/db/index.js";
 import { SEQ_MAX } from "../../platform/input.js";
 import {
+  citedBy,
   delta,
   getRecord,
   moveCursor,
@@ -77,6 +78,25 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
       },
     },
     async (request) => getRecord(db, request.workspace.id, request.params.id),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { limit: number; before_seq?: number } }>(
+    "/records/:id/cited-by",
+    {
+      schema: {
+        summary: "The records whose derived_from names this record, newest first",
+        tags,
+        params: { type: "object", properties: { id: { type: "string" } } },
+        querystring: { ...strict, properties: { limit, before_seq: seq } },
+      },
+    },
+    async (request) => {
+      const page = await citedBy(db, request.workspace.id, request.params.id, {
+        limit: request.query.limit,
+        beforeSeq: request.query.before_seq,
+      });
+      return { records: page.rows, next_before_seq: page.nextBeforeSeq };
+    },
   );
 
   app.get<{

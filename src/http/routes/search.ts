@@ -40,19 +40,33 @@ export function searchRoutes(
     },
     async (request) => quickSearch(deps, request.workspace.id, request.query),
   );
-  app.post<{ Params: { name: string }; Body: unknown }>(
+  app.post<{ Params: { name: string }; Querystring: { explain?: boolean }; Body: unknown }>(
     "/views/:name/query",
     {
       schema: {
         summary: "Run the active version of a named view with its parameters",
         tags,
         params: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        querystring: {
+          type: "object",
+          properties: {
+            explain: {
+              type: "boolean",
+              default: false,
+              description:
+                "a search view's hits carry explain, as with explain: true in a SearchSpec (search views only: 422 for a graph view)",
+            },
+          },
+        },
         body: {
           type: "object",
           description: "the view's parameters at top level; GET /views publishes each view's input_schema",
         },
       },
     },
-    async (request) => queryView(deps, request.workspace.id, request.params.name, request.body),
+    async (request) =>
+      queryView(deps, request.workspace.id, request.params.name, request.body, {
+        explain: request.query.explain === true,
+      }),
   );
 }

@@ -1,0 +1,86 @@
+import { EntityDocumentTab } from "../components/entity-document";
+import { EntityDraftsTab } from "../components/entity-drafts";
+import { EntityHistoryTab } from "../components/entity-history";
+import { EntityTimelineTab } from "../components/entity-timeline";
+import { Link } from "../components/link";
+import { OpenForm } from "../components/open-form";
+import { href, navigate, type Route } from "../router";
+
+export const ENTITY_TABS = [
+  { id: "document", label: "Document" },
+  { id: "timeline", label: "Timeline" },
+  { id: "history", label: "History" },
+  { id: "drafts", label: "Drafts" },
+] as const;
+
+/**
+ * /console/entity?entity=E&tab=document|timeline|history|drafts — one entity's current document,
+ * timeline, a keyed fact's history and the drafts of reviewed derivations. Each tab keeps its own
+ * state in the query (timeline: status, system, before; history: collection, key, before).
+ */
+export function EntityPage(props: { route: Route }) {
+  const q = props.route.query;
+  const entity = q.get("entity") ?? "";
+  const tab = ENTITY_TABS.some((t) => t.id === q.get("tab")) ? (q.get("tab") as string) : "document";
+  if (!entity) return <OpenEntity />;
+  return (
+    <>
+      <header class="page-head">
+        <div>
+          <p class="eyebrow">
+            <Link href={href("/entities")}>Entities</Link> / entity
+          </p>
+          <h1 class="entity-title">{entity}</h1>
+        </div>
+        <div class="actions">
+          <Link href={href("/erase", { entity })} class="button danger-link">
+            Erase this entity
+          </Link>
+        </div>
+      </header>
+      <nav class="tabs" aria-label="Entity views">
+        {ENTITY_TABS.map((t) => (
+          <Link key={t.id} href={href("/entity", { entity, tab: t.id })} current={t.id === tab}>
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+      {tab === "document" ? <EntityDocumentTab entity={entity} /> : null}
+      {tab === "timeline" ? (
+        <EntityTimelineTab
+          entity={entity}
+          status={q.get("status") ?? "active"}
+          system={q.get("system") === "true"}
+          before={q.get("before") ?? ""}
+        />
+      ) : null}
+      {tab === "history" ? (
+        <EntityHistoryTab
+          entity={entity}
+          collection={q.get("collection") ?? ""}
+          keyName={q.get("key") ?? ""}
+          before={q.get("before") ?? ""}
+        />
+      ) : null}
+      {tab === "drafts" ? <EntityDraftsTab entity={entity} /> : null}
+    </>
+  );
+}
+
+/** No entity in the URL: ask for one (or go to the list). */
+function OpenEntity() {
+  return (
+    <>
+      <h1>Entity</h1>
+      <OpenForm
+        id="open-entity"
+        label="Entity name"
+        onOpen={(entity) => navigate(href("/entity", { entity }))}
+      >
+        <p class="muted">
+          Or pick one from the <Link href={href("/entities")}>entity list</Link>.
+        </p>
+      </OpenForm>
+    </>
+  );
+}

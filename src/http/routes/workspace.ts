@@ -1,0 +1,48 @@
+import type { FastifyInstance } from "fastify";
+import type { Db } from "../../platform/db/index.js";
+import { type EntityQuery, listEntities } from "../../records/index.js";
+import { ROW_LIMITS } from "../../records/row-schema.js";
+import { workspaceOverview } from "../../workspaces/index.js";
+
+/** GET /workspace and GET /entities: what the key's workspace holds (the operator console's overview). */
+export function workspaceRoutes(app: FastifyInstance, db: Db): void {
+  const tags = ["workspace"];
+  app.get(
+    "/workspace",
+    {
+      schema: {
+        summary: "The key's workspace: id, name, and counts of records, entities, unready records and jobs",
+        tags,
+      },
+    },
+    async (request) => workspaceOverview(db, request.workspace.id),
+  );
+  app.get<{ Querystring: EntityQuery }>(
+    "/entities",
+    {
+      schema: {
+        summary: "The workspace's entities in name order, with record counts and their newest record",
+        tags,
+        querystring: {
+          type: "object",
+          properties: {
+            prefix: {
+              type: "string",
+              maxLength: ROW_LIMITS.entityChars,
+              description: "names starting with this text (% and _ are ordinary characters)",
+            },
+            limit: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+            after: {
+              type: "string",
+              minLength: 1,
+              maxLength: ROW_LIMITS.entityChars,
+              description: "next_after of the previous page (the last name it listed)",
+            },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request) => listEntities(db, request.workspace.id, request.query),
+  );
+}
