@@ -31,12 +31,3 @@ export function fieldErrors(error: ApiError): { path: string; message: string }[
     return { path, message };
   });
 }
-
-/**
- * True when the server refused `explain` itself (a server from before explain existed): the
- * console then runs the call again without it and says so.
- */
-export function explainRefused(error: unknown): boolean {
-  if (!(error instanceof ApiError) || error.status !== 422) return false;
-  return fieldErrors(error).some((e) => /(^|[./])explain$/.test(e.path));
-}

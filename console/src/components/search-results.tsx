@@ -73,7 +73,7 @@ function Summary(props: { response: SearchResponse }) {
   );
 }
 
-export function SearchResults(props: { response: SearchResponse; note?: string }) {
+export function SearchResults(props: { response: SearchResponse }) {
   const { response } = props;
   const hits = response.hits;
   const withSources = hits.some((h) => h.source_ranks);
@@ -81,7 +81,6 @@ export function SearchResults(props: { response: SearchResponse; note?: string }
   return (
     <div class="search-results">
       <Summary response={response} />
-      {props.note ? <p class="note">{props.note}</p> : null}
       {hits.length === 0 ? (
         <p class="muted">No hits: the search succeeded and found nothing.</p>
       ) : (

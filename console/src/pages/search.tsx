@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
 import { Loading } from "../components/common";
 import { StructuredInput, type TextFormat } from "../components/form-inputs";
-import { explainRefused, ProblemNote } from "../components/problem-note";
+import { ProblemNote } from "../components/problem-note";
 import { SearchForm } from "../components/search-form";
 import { SearchResults } from "../components/search-results";
 import { isObject, type SearchCatalog } from "../components/search-spec";
@@ -45,28 +45,6 @@ async function loadCatalog(signal: AbortSignal): Promise<SearchCatalog> {
     formulas: schema.defaults?.formulas ?? {},
     scores: (schema.scores ?? []).map((s) => s.name),
   };
-}
-
-export interface Explained<T> {
-  response: T;
-  /** Set when the server did not take `explain` and the call ran without it. */
-  note?: string;
-}
-
-/**
- * Runs a call with explain on; a server that refuses the `explain` key itself (one from before
- * explain) gets the call again without it, and the note says why no hit is explained.
- */
-export async function withExplain<T>(run: (explain: boolean) => Promise<T>): Promise<Explained<T>> {
-  try {
-    return { response: await run(true) };
-  } catch (error) {
-    if (!explainRefused(error)) throw error;
-    return {
-      response: await run(false),
-      note: "This server does not explain hits yet (it refused explain), so the hits are shown without why.",
-    };
-  }
 }
 
 function parseSpecParam(text: string | null): { spec?: SearchSpec; error?: string } {
@@ -112,12 +90,7 @@ export function SearchPage(props: { route: Route }) {
   const result = useApi(
     (signal) =>
       fromUrl.spec
-        ? withExplain((explain) =>
-            api<SearchResponse>("POST", "/search", {
-              body: explain ? { ...fromUrl.spec, explain: true } : fromUrl.spec,
-              signal,
-            }),
-          )
+        ? api<SearchResponse>("POST", "/search", { body: { ...fromUrl.spec, explain: true }, signal })
         : Promise.resolve(undefined),
     [fromUrl],
   );
@@ -180,11 +153,7 @@ export function SearchPage(props: { route: Route }) {
             <button type="button" onClick={() => setDraft(DEFAULT_SPEC)}>
               New search
             </button>
-            <RunStatus
-              loading={result.loading}
-              error={result.error}
-              hits={result.data?.response.hits.length}
-            />
+            <RunStatus loading={result.loading} error={result.error} hits={result.data?.hits.length} />
           </div>
         </section>
       </form>
@@ -202,9 +171,7 @@ export function SearchPage(props: { route: Route }) {
         ) : null}
         <ProblemNote error={result.error} />
         <Loading when={result.loading} />
-        {result.data && !result.error ? (
-          <SearchResults response={result.data.response} note={result.data.note} />
-        ) : null}
+        {result.data && !result.error ? <SearchResults response={result.data} /> : null}
       </section>
     </>
   );

@@ -14,7 +14,6 @@ import { isObject } from "../components/search-spec";
 import { useApi } from "../components/use-api";
 import { href, navigate, type Route } from "../router";
 import type { GraphEdge, SearchResponse, ViewEntry, ViewResponse } from "../types";
-import { withExplain } from "./search";
 
 function parseParams(text: string | null): { params?: ParamValues; error?: string } {
   if (text === null) return {};
@@ -49,15 +48,9 @@ export function ViewsPage(props: { route: Route }) {
       if (!view || !fromUrl.params) return Promise.resolve(undefined);
       const path = `/views/${encodeURIComponent(view.name)}/query`;
       const body = fromUrl.params;
-      if (view.kind !== "search") {
-        return api<ViewResponse>("POST", path, { body, signal }).then((response) => ({
-          response,
-          note: undefined,
-        }));
-      }
-      return withExplain((explain) =>
-        api<ViewResponse>("POST", path, { body, signal, query: explain ? { explain: "true" } : undefined }),
-      );
+      // Search views explain their hits; graph views refuse the flag.
+      const query = view.kind === "search" ? { explain: "true" } : undefined;
+      return api<ViewResponse>("POST", path, { body, signal, query });
     },
     [view, fromUrl],
   );
@@ -152,9 +145,7 @@ export function ViewsPage(props: { route: Route }) {
             {!view ? <p class="muted">Choose a view.</p> : null}
             <ProblemNote error={result.error} />
             <Loading when={result.loading && !!fromUrl.params && !!view} />
-            {view && result.data && !result.error ? (
-              <ViewResult view={view} response={result.data.response} note={result.data.note} />
-            ) : null}
+            {view && result.data && !result.error ? <ViewResult view={view} response={result.data} /> : null}
           </Section>
         </div>
       ) : null}
@@ -162,7 +153,7 @@ export function ViewsPage(props: { route: Route }) {
   );
 }
 
-function ViewResult(props: { view: ViewEntry; response: ViewResponse; note?: string }) {
+function ViewResult(props: { view: ViewEntry; response: ViewResponse }) {
   const { view, response } = props;
   return (
     <div data-testid="view-result">
@@ -177,7 +168,7 @@ function ViewResult(props: { view: ViewEntry; response: ViewResponse; note?: str
       ) : view.kind === "graph_orphans" ? (
         <OrphansResult response={response} />
       ) : (
-        <SearchResults response={response as unknown as SearchResponse} note={props.note} />
+        <SearchResults response={response as unknown as SearchResponse} />
       )}
     </div>
   );
