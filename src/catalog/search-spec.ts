@@ -29,6 +29,7 @@ import {
   SEARCH_MODES,
   type SearchMode,
 } from "./rank.js";
+import { INCLUDE_FIELDS, type IncludeField } from "./search-include.js";
 import {
   Issues,
   type Obj,
@@ -58,22 +59,7 @@ import {
 import type { Capability } from "./types.js";
 
 export type { FieldCondition, OrderBy, Scope, Target } from "./search-spec-scope.js";
-
-export const INCLUDE_FIELDS = [
-  "text",
-  "scores",
-  "collection",
-  "collection_version",
-  "entity",
-  "type",
-  "key",
-  "status",
-  "depth",
-  "occurred_at",
-  "created_at",
-  "run_id",
-] as const;
-export type IncludeField = (typeof INCLUDE_FIELDS)[number];
+export { INCLUDE_FIELDS, type IncludeField };
 
 /** One search: the whole request without sources, or one source. */
 export interface SearchPart {

@@ -8,32 +8,7 @@ import { fusedExplain, wrapRank } from "../../src/search/explain.js";
 import { interleave } from "../../src/search/interleave.js";
 import { candidateSignals, evaluateRank, explainRank } from "../../src/search/rank-eval.js";
 import type { Candidate } from "../../src/search/types.js";
-
-const NOW = new Date("2025-06-01T12:00:00.000Z");
-const HOUR = 3_600_000;
-const hoursAgo = (h: number) => new Date(NOW.getTime() - h * HOUR);
-
-let nextSeq = 1;
-function candidate(over: Partial<Candidate> = {}): Candidate {
-  const seq = nextSeq++;
-  return {
-    id: `00000000-0000-4000-8000-${String(seq).padStart(12, "0")}`,
-    seq,
-    collection: "notes",
-    collection_version: 1,
-    entity: "user:1",
-    type: "note",
-    key: null,
-    status: "active",
-    depth: 0,
-    run_id: null,
-    scores: {},
-    occurred_at: NOW,
-    created_at: NOW,
-    last_accessed: null,
-    ...over,
-  };
-}
+import { candidate, hoursAgo, NOW } from "../support/candidates.js";
 
 const DAY = { midpoint: 24, exponent: 1 };
 

@@ -3,32 +3,7 @@ import { rng as prng } from "../../bench/random.js";
 import { DEFAULT_RANK_CONF, type RankNode } from "../../src/catalog/rank.js";
 import { compileRank, evaluateRank, minMaxScores, orderByRank } from "../../src/search/rank-eval.js";
 import type { Candidate } from "../../src/search/types.js";
-
-const NOW = new Date("2025-06-01T12:00:00.000Z");
-const HOUR = 3_600_000;
-const hoursAgo = (h: number) => new Date(NOW.getTime() - h * HOUR);
-
-let nextSeq = 1;
-function candidate(over: Partial<Candidate> = {}): Candidate {
-  const seq = nextSeq++;
-  return {
-    id: `00000000-0000-4000-8000-${String(seq).padStart(12, "0")}`,
-    seq,
-    collection: "notes",
-    collection_version: 1,
-    entity: "user:1",
-    type: "note",
-    key: null,
-    status: "active",
-    depth: 0,
-    run_id: null,
-    scores: {},
-    occurred_at: NOW,
-    created_at: NOW,
-    last_accessed: null,
-    ...over,
-  };
-}
+import { candidate, hoursAgo, NOW } from "../support/candidates.js";
 
 const one = (node: RankNode, c: Candidate = candidate()) => evaluateRank(node, [c], NOW)[0];
 

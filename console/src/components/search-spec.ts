@@ -4,20 +4,8 @@
 import type { SearchSpec } from "../types";
 
 export const MODES = ["hybrid", "vector", "text", "recent", "structured"] as const;
-export const INCLUDE = [
-  "text",
-  "scores",
-  "collection",
-  "collection_version",
-  "entity",
-  "type",
-  "key",
-  "status",
-  "depth",
-  "occurred_at",
-  "created_at",
-  "run_id",
-] as const;
+export { INCLUDE_FIELDS as INCLUDE } from "../../../src/catalog/search-include";
+
 /** The keys a single search and each source share (SPEC "Combined searches" rule 2). */
 const PART_KEYS = ["mode", "scope", "where", "order_by", "rank", "params"] as const;
 
