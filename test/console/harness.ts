@@ -57,7 +57,7 @@ export interface ConsoleServer {
 }
 
 /** Starts `engram serve` on a fresh store with the demo workspace and an empty "other" one. */
-export async function startServer(): Promise<ConsoleServer> {
+export async function startServer(options: { worker?: boolean } = {}): Promise<ConsoleServer> {
   const dir = await mkdtemp(join(tmpdir(), "engram-console-"));
   let testDb: TestDb | undefined;
   let env: NodeJS.ProcessEnv;
@@ -71,7 +71,8 @@ export async function startServer(): Promise<ConsoleServer> {
   if (created.code !== 0) throw new Error(`workspace create failed: ${created.stderr}`);
   const otherKey = JSON.parse(created.stdout).api_key as string;
 
-  const child: ChildProcess = startCli(["serve", "--port", "0", "--demo"], env);
+  const args = ["serve", "--port", "0", "--demo", ...(options.worker === false ? ["--no-worker"] : [])];
+  const child: ChildProcess = startCli(args, env);
   const exited: Promise<CliResult> = collect(child);
   let stderr = "";
   child.stderr?.on("data", (chunk) => {
@@ -176,6 +177,11 @@ export interface ConsoleSuiteOptions {
   signIn?: boolean;
   /** More for this file, after seed() and with the browser open, before the sign-in. */
   setup?: (context: ConsoleContext) => Promise<unknown>;
+  /**
+   * false: a server without its background worker and without seed() (queued work stays queued,
+   * so a test can act on it); the demo workspace still has the example package.
+   */
+  worker?: boolean;
   /** Undoes what `setup` made outside the server, before the browser and server close. */
   teardown?: () => Promise<unknown>;
 }
@@ -215,8 +221,8 @@ export function consoleSuite(
     };
 
     beforeAll(async () => {
-      server = await startServer();
-      seeded = await seed(server);
+      server = await startServer({ worker: options.worker });
+      if (options.worker !== false) seeded = await seed(server);
       browser = await openBrowser();
       await options.setup?.(context);
       if (options.signIn !== false) await signIn(browser.page, server);
