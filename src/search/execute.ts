@@ -119,23 +119,17 @@ function fuseSources(
   const lists = spec.sources.map((source, i) => {
     const pool = proposals[i]?.candidates ?? [];
     const formula = formulaOf(catalog, source);
-    let ranked: Candidate[];
-    if (explained) {
-      const explain = { part: source, proposal: proposals[i], catalog };
-      // A structured source is ranked by its order_by, as proposed.
-      const entries = (
-        formula ? rankPool(pool, formula, now, explain) : structuredPool(pool, now, explain)
-      ).slice(0, source.k);
-      explained.push({
-        name: source.name,
-        weight: source.weight,
-        entries: new Map(entries.map((e) => [e.candidate.id, e])),
-      });
-      ranked = entries.map((e) => e.candidate);
-    } else {
-      // A structured source is ranked by its order_by, as proposed.
-      ranked = (formula ? rankPool(pool, formula, now).map((r) => r.candidate) : pool).slice(0, source.k);
-    }
+    const explain = explained ? { part: source, proposal: proposals[i], catalog } : undefined;
+    // A structured source is ranked by its order_by, as proposed.
+    const entries = (
+      formula ? rankPool(pool, formula, now, explain) : structuredPool(pool, now, explain)
+    ).slice(0, source.k);
+    explained?.push({
+      name: source.name,
+      weight: source.weight,
+      entries: new Map(entries.map((e) => [e.candidate.id, e])),
+    });
+    const ranked = entries.map((e) => e.candidate);
     for (const candidate of ranked) byId.set(candidate.id, candidate);
     return { name: source.name, weight: source.weight, ids: ranked.map((c) => c.id) };
   });
