@@ -42,6 +42,7 @@ export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
   const proxy: Db = {
     kind: db.kind,
     hasVector: db.hasVector,
+    distributed: db.distributed,
     query: recorded(db),
     queryRepeated: <T>(sql: string, params: unknown[]) =>
       record(() => db.queryRepeated<T>(sql, params), { sql, params, repeated: true }),

@@ -8,16 +8,19 @@ export const INSERT_SNAPSHOT = `
 export const CURRENT_SNAPSHOT = `
   SELECT s.id, s.record_id, s.manifest, s.created_at, r.text
   FROM heads h
-  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
-  JOIN artifact_snapshots s ON s.workspace_id = r.workspace_id AND s.record_id = r.id
+  JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
+  JOIN artifact_snapshots s ON s.workspace_id = $1 AND s.record_id = r.id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.collection = $3 AND h.key = $4
     AND h.status = 'active' AND NOT r.tombstone`;
 
+// Whether it expired is read outside the INSERT: Citus takes no STABLE call in a RETURNING clause.
 export const INSERT_USE = `
-  INSERT INTO artifact_uses (workspace_id, id, artifact, version, definition_hash, render_sha256,
-    snapshot_id, learning_target, render_tokens, render_truncated, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11))
-  RETURNING created_at, expires_at, expires_at <= now() AS expired`;
+  WITH inserted AS (
+    INSERT INTO artifact_uses (workspace_id, id, artifact, version, definition_hash, render_sha256,
+      snapshot_id, learning_target, render_tokens, render_truncated, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11))
+    RETURNING created_at, expires_at)
+  SELECT created_at, expires_at, expires_at <= now() AS expired FROM inserted`;
 
 export const GET_USE = `
   SELECT id, artifact, version, definition_hash, render_sha256, snapshot_id, learning_target,
@@ -43,4 +46,4 @@ export const FORGET_TARGET_HEADS = `
     GROUP BY a.workspace_id, a.id
     HAVING bool_or((h.head->>'record_id')::uuid = ANY($2::uuid[]))
   ) kept
-  WHERE u.workspace_id = kept.workspace_id AND u.id = kept.id`;
+  WHERE u.workspace_id = $1 AND u.id = kept.id`;

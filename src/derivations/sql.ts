@@ -2,8 +2,10 @@
 // trigger checks.
 
 /** A record this derivation wrote itself (its own output is never new evidence for it). */
+// The workspace is $1 in every statement using it, named outright so that Citus routes the
+// subquery (docs/scaling.md, "Statements that route").
 const OWN_OUTPUT = `(r.run_id IS NOT NULL AND EXISTS (
-  SELECT 1 FROM runs own WHERE own.workspace_id = r.workspace_id AND own.id = r.run_id AND own.derivation = $DERIVATION))`;
+  SELECT 1 FROM runs own WHERE own.workspace_id = $1 AND own.id = r.run_id AND own.derivation = $DERIVATION))`;
 
 function own(param: string): string {
   return OWN_OUTPUT.replace("$DERIVATION", param);
@@ -75,7 +77,7 @@ export const EVIDENCE_STATE = `
 /** Entities whose ready evidence lies above their watermark (cron triggers). */
 export const DIRTY_ENTITIES = `
   SELECT DISTINCT r.entity FROM records r
-  LEFT JOIN derivation_state s ON s.workspace_id = r.workspace_id AND s.derivation = $3 AND s.entity = r.entity
+  LEFT JOIN derivation_state s ON s.workspace_id = $1 AND s.derivation = $3 AND s.entity = r.entity
   WHERE r.workspace_id = $1 AND r.collection = ANY($2::text[]) AND r.ready
     AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$3")}
   ORDER BY r.entity LIMIT $4`;
@@ -117,7 +119,7 @@ export const FIRST_UNREADY = `
 /** Current keyed values of a source (heads; an unready head hides its slot, no fallback). */
 export const SOURCE_CURRENT = `
   SELECT ${EVIDENCE_COLUMNS} FROM heads h
-  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.collection = ANY($3::text[]) AND h.status = ANY($5::text[])
     AND NOT h.tombstone AND r.ready AND ($4::text[] IS NULL OR r.type = ANY($4::text[]))
     AND $6::boolean IS NOT FALSE AND ($7::text[] IS NULL OR h.key = ANY($7::text[]))
@@ -126,12 +128,12 @@ export const SOURCE_CURRENT = `
 /** The active heads of the emission collection for the entity (the run's basis). */
 export const ACTIVE_HEADS = `
   SELECT h.key, h.record_id, h.tombstone, r.text, r.content FROM heads h
-  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.collection = $3 AND h.status = 'active'
     AND ($4::text[] IS NULL OR h.key = ANY($4::text[]))
   ORDER BY h.key LIMIT $5`;
 
-export const LAST_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1";
+export const LAST_SEQ = "SELECT last_seq FROM workspace_counters WHERE workspace_id = $1";
 
 const RUN_COLUMNS = `id, seq, operation, derivation, entity, source_kind, status, failure, failure_detail, job_id,
   source_run_id, trigger_reasons, package, catalog_hash, definition_hash, config_hash, read_receipt, emission,

@@ -30,11 +30,14 @@ export const CLOSURE_COUNTS = `
 
 /**
  * Returns each removed row's slot and its created_at as text: read back as timestamptz in the same
- * transaction (one session) it is exact to the microsecond, which a JavaScript Date is not.
+ * transaction (one session) it is exact to the microsecond, which a JavaScript Date is not. The
+ * cast is outside the DELETE: Citus takes no STABLE call in a RETURNING clause.
  */
 export const DELETE_RECORDS = `
-  DELETE FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])
-  RETURNING entity, collection, key, status, created_at::text AS created_at`;
+  WITH removed AS (
+    DELETE FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])
+    RETURNING entity, collection, key, status, created_at)
+  SELECT entity, collection, key, status, created_at::text AS created_at FROM removed`;
 
 /** Those of $2 that hold no record any more (run after the delete): their names are forgotten. */
 export const EMPTIED_ENTITIES = `
@@ -56,7 +59,7 @@ export const DROP_HEADS = `
   DELETE FROM heads h USING ${SLOTS}
   WHERE h.workspace_id = $1 AND h.entity = s.entity AND h.collection = s.collection AND h.key = s.key
     AND h.status = s.status
-    AND NOT EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = h.workspace_id AND r.id = h.record_id)
+    AND NOT EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = $1 AND r.id = h.record_id)
   RETURNING h.entity, h.collection, h.key, h.status`;
 
 /** The newest remaining row of each slot becomes its head again (a slot with none has no head). */
@@ -73,11 +76,15 @@ export const RESTORE_HEADS = `
 /** A uuid anywhere in a text (the ids a run's audit or an error message holds). */
 const UUID_RE = "'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'";
 
-/** Whether the jsonb value names one of the erased ids $3 (lower-case text), itself or as an object's value. */
+/**
+ * Whether the jsonb value names one of the erased ids $3 (lower-case text), itself or as an
+ * object's value. A searched CASE, not `CASE x WHEN …`: Citus 13 sends a simple CASE nested in
+ * subqueries to its shard as `WHEN NULL::boolean` (the query then fails: text = boolean).
+ */
 function namesErased(value: string): string {
-  return `(CASE jsonb_typeof(${value})
-    WHEN 'string' THEN lower(${value} #>> '{}') = ANY($3::text[])
-    WHEN 'object' THEN EXISTS (SELECT 1 FROM jsonb_each_text(${value}) AS v(k, t) WHERE lower(v.t) = ANY($3::text[]))
+  return `(CASE
+    WHEN jsonb_typeof(${value}) = 'string' THEN lower(${value} #>> '{}') = ANY($3::text[])
+    WHEN jsonb_typeof(${value}) = 'object' THEN EXISTS (SELECT 1 FROM jsonb_each_text(${value}) AS v(k, t) WHERE lower(v.t) = ANY($3::text[]))
     ELSE false END)`;
 }
 

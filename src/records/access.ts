@@ -9,6 +9,6 @@ export async function markAccessed(db: Db, workspaceId: string, ids: string[]): 
   if (ids.length === 0) return;
   // Planned on each run, not prepared: a plan kept from when record_access was small probes it by
   // sequential scan as it grows (a 100k bench's first search mode: 6.8 ms a mark, not 1.3).
-  const { rowCount } = await db.query(sql.MARK_ACCESSED, [workspaceId, ids]);
+  const { rowCount } = await db.query(sql.markAccessedSql(!db.distributed), [workspaceId, ids]);
   db.noteWrites(rowCount, "record_access");
 }

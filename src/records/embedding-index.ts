@@ -121,9 +121,11 @@ export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
  * Whether embeddings may be stored deferred, out of their space's HNSW index until the worker
  * seals them (src/records/vector-seal.ts): wherever vectors are indexed. A space indexed before
  * deferral existed (its index over every row, no vector_indexes row) still never defers.
+ * Not on Citus: sealing reads every workspace's tail of a space in one global seq order, and a
+ * shard's HNSW graph holds only its own workspaces, small enough to take each vector as it comes.
  */
-export function canDeferVectors(db: Pick<Db, "hasVector">): boolean {
-  return db.hasVector;
+export function canDeferVectors(db: Pick<Db, "hasVector" | "distributed">): boolean {
+  return db.hasVector && !db.distributed;
 }
 
 export interface SpaceState {

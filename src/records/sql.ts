@@ -1,14 +1,14 @@
 // SQL owned by the records module.
 
-/** Locks the workspace's sequence counter: concurrent writers of a workspace take turns. */
 /**
- * FOR NO KEY UPDATE: writers still exclude each other, but a row that references the workspace
- * (its foreign-key check takes FOR KEY SHARE) is not held up behind a writer: with FOR UPDATE, a
- * request queueing a job waited for every write in flight and could close a deadlock cycle with it.
+ * Locks the workspace's sequence counter: concurrent writers of a workspace take turns, and
+ * commit order equals seq order. The counter has a table of its own (migration 0020), so no
+ * foreign-key check on the workspace row waits behind a writer, and on Citus it lives on the
+ * workspace's node with its records.
  */
-export const LOCK_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1 FOR NO KEY UPDATE";
+export const LOCK_SEQ = "SELECT last_seq FROM workspace_counters WHERE workspace_id = $1 FOR NO KEY UPDATE";
 
-export const ADVANCE_SEQ = "UPDATE workspaces SET last_seq = last_seq + $2 WHERE id = $1";
+export const ADVANCE_SEQ = "UPDATE workspace_counters SET last_seq = last_seq + $2 WHERE workspace_id = $1";
 
 export const FIND_DEDUPE = `
   SELECT id, dedupe_key, payload_hash FROM records
@@ -106,7 +106,7 @@ export const ROW_RECORDS = `
 export const DOCUMENT_HEADS = `
   SELECT r.id, r.seq, r.collection, r.collection_version, r.key, r.type, r.text, r.citations, r.status,
     r.ready, r.tombstone, r.scores, r.run_id, r.occurred_at, r.created_at
-  FROM heads h JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  FROM heads h JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.status = $3
     AND ($4::text[] IS NULL OR h.collection = ANY($4::text[]))
     AND NOT ($6::boolean AND (r.tombstone OR h.collection = '_system'))
@@ -127,12 +127,13 @@ export const GET_CURSOR =
 export const LOCK_CURSOR = `${GET_CURSOR} FOR UPDATE`;
 
 export const UPSERT_CURSOR = `
-  INSERT INTO cursors (workspace_id, consumer, entity, position, scope_hash) VALUES ($1, $2, $3, $4, $5)
+  INSERT INTO cursors (workspace_id, consumer, entity, position, scope_hash, updated_at) VALUES ($1, $2, $3, $4, $5, now())
   ON CONFLICT (workspace_id, consumer) DO UPDATE
-    SET entity = excluded.entity, position = excluded.position, scope_hash = excluded.scope_hash, updated_at = now()
+    SET entity = excluded.entity, position = excluded.position, scope_hash = excluded.scope_hash,
+      updated_at = excluded.updated_at
   RETURNING consumer, entity, position, scope_hash, updated_at`;
 
-export const LAST_SEQ = "SELECT last_seq FROM workspaces WHERE id = $1";
+export const LAST_SEQ = "SELECT last_seq FROM workspace_counters WHERE workspace_id = $1";
 
 export const CONTRACT_USAGE = `
   SELECT collection, collection_version AS version, collection_hash AS hash, count(*)::int AS count
@@ -152,7 +153,7 @@ export const MOVE_CONTRACT = `
 /** Unready rows of an enrichment job, with the embedding spaces they already have. */
 export const PENDING_ENRICHMENT = `
   SELECT r.id, r.collection, r.collection_version, r.text, r.content, r.scores, r.annotations,
-    COALESCE((SELECT array_agg(e.space) FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id), '{}') AS spaces
+    COALESCE((SELECT array_agg(e.space) FROM embeddings e WHERE e.workspace_id = $1 AND e.record_id = r.id), '{}') AS spaces
   FROM records r
   WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[]) AND NOT r.ready
   ORDER BY r.seq`;
@@ -187,8 +188,10 @@ export const APPLY_ENRICHMENT = `
     scores = u.scores || records.scores,
     annotations = u.annotations || records.annotations,
     ready = u.ready,
-    search_text = CASE WHEN u.ready THEN to_tsvector(u.config::regconfig, u.document) ELSE records.search_text END
-  FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)
+    search_text = CASE WHEN u.ready THEN u.search_text ELSE records.search_text END
+  FROM (SELECT x.id, x.scores, x.annotations, x.ready,
+          CASE WHEN x.ready THEN to_tsvector(x.config::regconfig, x.document) END AS search_text
+        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)) AS u
   WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id AND NOT records.ready
   RETURNING records.id, records.seq, records.entity, records.collection, records.run_id, records.ready`;
 
@@ -201,7 +204,7 @@ export const MERGE_RESULTS = `
 /** A backfill pass: the target's next records after the cursor, with their embedding spaces. */
 export const BACKFILL_BATCH = `
   SELECT r.id, r.seq, r.collection, r.collection_version, r.text, r.content, r.scores, r.annotations,
-    COALESCE((SELECT array_agg(e.space) FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id), '{}') AS spaces
+    COALESCE((SELECT array_agg(e.space) FROM embeddings e WHERE e.workspace_id = $1 AND e.record_id = r.id), '{}') AS spaces
   FROM records r
   WHERE r.workspace_id = $1 AND r.collection = $2 AND r.collection_version = $3 AND r.seq > $4
   ORDER BY r.seq LIMIT $5`;
@@ -251,8 +254,9 @@ export const REINDEX_ROWS = `
 
 /** Rebuilds the full-text vectors of ready rows; the records themselves are not rewritten. */
 export const APPLY_SEARCH_TEXT = `
-  UPDATE records SET search_text = to_tsvector(u.config::regconfig, u.document)
-  FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, config text, document text)
+  UPDATE records SET search_text = u.search_text
+  FROM (SELECT x.id, to_tsvector(x.config::regconfig, x.document) AS search_text
+        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, config text, document text)) AS u
   WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id`;
 
 /** A service-written audit row in _system (erasure, reindex, retention). */
@@ -264,7 +268,7 @@ export const INSERT_SYSTEM_RECORD = `
 export const MISSING_VECTORS = `
   SELECT count(*)::int AS n FROM records r
   WHERE r.workspace_id = $1 AND r.ready AND r.collection = ANY($2::text[])
-    AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = $3)`;
+    AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.workspace_id = $1 AND e.record_id = r.id AND e.space = $3)`;
 
 /**
  * Marks returned records accessed (record_access), leaving a mark made within the last minute
@@ -280,16 +284,20 @@ export const MISSING_VECTORS = `
  * wait for the disk (synchronous_commit off for this statement's own transaction, set by the
  * filter of the rows it writes): the mark is visible at once, and a crash can lose only the last
  * fraction of a second of marks, never a record; a later durable commit (an erasure's) flushes
- * it first, as the log is written in order.
+ * it first, as the log is written in order. Not on Citus, where the statement runs in the shard's
+ * session (not the commit the client waits for) and, on a single node, left the setting on the
+ * pooled session. A conflict (a mark made since the check) only moves a mark forward: Citus takes
+ * no STABLE arithmetic in an ON CONFLICT clause, so the minute is the check's alone.
  */
-export const MARK_ACCESSED = `
+export const markAccessedSql = (asyncCommit: boolean) => `
   INSERT INTO record_access (workspace_id, record_id, last_accessed)
   SELECT r.workspace_id, r.id, now() FROM records r
-  WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[])
-    AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-    AND coalesce((SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = r.workspace_id AND a.record_id = r.id),
+  WHERE r.workspace_id = $1 AND r.id = ANY($2::uuid[])${
+    asyncCommit ? "\n    AND set_config('synchronous_commit', 'off', true) IS NOT NULL" : ""
+  }
+    AND coalesce((SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = $1 AND a.record_id = r.id),
       '-infinity') < now() - interval '1 minute'
   ORDER BY r.id
   FOR KEY SHARE OF r SKIP LOCKED
   ON CONFLICT (workspace_id, record_id) DO UPDATE SET last_accessed = excluded.last_accessed
-    WHERE record_access.last_accessed < excluded.last_accessed - interval '1 minute'`;
+    WHERE record_access.last_accessed < excluded.last_accessed`;

@@ -6,7 +6,7 @@
  */
 export const ELIGIBLE_SLOTS = `
   SELECT h.entity, h.key, h.seq FROM heads h
-  JOIN records r ON r.workspace_id = h.workspace_id AND r.id = h.record_id
+  JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.collection = $2 AND h.status = 'active' AND h.tombstone
     AND r.collection_version = $3 AND r.created_at < $4
   ORDER BY h.seq LIMIT $5`;

@@ -13,7 +13,8 @@ import {
   filterSql,
   orderSql,
   Params,
-  TEXT_MATCHES,
+  routeFilter,
+  textMatches,
   textTerms,
   tsQuerySql,
 } from "./sql.js";
@@ -63,9 +64,14 @@ function similaritySql(db: Db, params: Params, query: QueryVector): string {
  * the workspace's space for each record (310k buffers for an entity of 75 records, 1.5k after
  * ANALYZE; test/integration/plans-without-statistics.test.ts).
  */
-function embeddingJoin(params: Params, query: QueryVector, join: "JOIN" | "LEFT JOIN"): string {
+function embeddingJoin(
+  params: Params,
+  workspaceId: string,
+  query: QueryVector,
+  join: "JOIN" | "LEFT JOIN",
+): string {
   return `${join} LATERAL (SELECT e.record_id, e.embedding FROM embeddings e
-    WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(query.space)} LIMIT 1) e ON true`;
+    WHERE e.workspace_id = ${params.workspace(workspaceId)} AND e.record_id = r.id AND e.space = ${params.add(query.space)} LIMIT 1) e ON true`;
 }
 
 /**
@@ -100,9 +106,14 @@ function textConfig(input: ProposeInput): string {
   return input.catalog.index.searchProfiles.get(input.part.profile)?.def.text_config ?? "english";
 }
 
+/** The statement's workspace parameter where candidates read last_accessed (candidateColumns). */
+function accessOf(input: ProposeInput, params: Params): string | undefined {
+  return input.lastAccessed ? params.workspace(input.workspaceId) : undefined;
+}
+
 /** The records of `entities`, read through the entity index alone (OFFSET 0 fences it). */
 function entityRecords(params: Params, workspaceId: string, entities: string[]): string {
-  return `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.add(workspaceId)}
+  return `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.workspace(workspaceId)}
     AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`;
 }
 
@@ -128,13 +139,13 @@ export async function textCandidates(
   // are workspace-wide, so they serve searches not scoped by entity.
   const lexemes =
     !input.exhaustiveText && !input.part.scope.entities
-      ? await termLexemes(input.db, config, terms)
+      ? await termLexemes(input.db, input.workspaceId, config, terms)
       : undefined;
   const words = lexemes && wordsByRarity(lexemes, limit);
   if (words && words.common.length > 0) {
     const tiered = await tieredTextCandidates({
       db: input.db,
-      select: candidateColumns(input.lastAccessed),
+      select: (params) => candidateColumns(accessOf(input, params)),
       workspaceId: input.workspaceId,
       words,
       exclusions: terms.some((term) => term.negate),
@@ -157,11 +168,11 @@ export async function textCandidates(
   const matches = entities
     ? entityRecords(params, input.workspaceId, entities)
     : everyWordRare
-      ? TEXT_MATCHES
+      ? textMatches(routeFilter(input.db, params, input.workspaceId, "t"))
       : "records r";
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+    `SELECT ${candidateColumns(accessOf(input, params))}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q, ${matches}
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -201,8 +212,8 @@ export async function vectorCandidates(
     const stored = reads.type === "vector" ? distance : `e.embedding <=> ${q}::vector`;
     const lim = params.add(limit);
     const nearest = (rows: string, order: string) =>
-      `SELECT ${candidateColumns(input.lastAccessed)}, 1 - (${stored}) AS similarity${columns}
-       FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id AND ${rows}
+      `SELECT ${candidateColumns(accessOf(input, params))}, 1 - (${stored}) AS similarity${columns}
+       FROM records r JOIN embeddings e ON e.workspace_id = ${params.workspace(input.workspaceId)} AND e.record_id = r.id AND ${rows}
        WHERE ${where}
        ORDER BY ${order} LIMIT ${lim}`;
     if (!reads.tail) return run(input.db, nearest(reads.indexed, distance), params, true);
@@ -217,7 +228,7 @@ export async function vectorCandidates(
       true,
     );
   }
-  const join = embeddingJoin(params, input.query, "JOIN");
+  const join = embeddingJoin(params, input.workspaceId, input.query, "JOIN");
   const similarity = similaritySql(input.db, params, input.query);
   // An entity's records through the entity index (as textCandidates): without statistics the
   // planner read the whole collection through a field index instead (2.4k buffers for 75 rows).
@@ -226,7 +237,7 @@ export async function vectorCandidates(
     : "records r";
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed)}, ${similarity} AS similarity${columns}
+    `SELECT ${candidateColumns(accessOf(input, params))}, ${similarity} AS similarity${columns}
      FROM ${rows} ${join}
      WHERE ${where}
      ORDER BY similarity DESC NULLS LAST, r.seq DESC LIMIT ${params.add(limit)}`,
@@ -244,7 +255,7 @@ async function recentCandidates(
   const columns = missingSignalsSql(input, params, missing);
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed)}${columns} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(accessOf(input, params))}${columns} FROM records r WHERE ${where}
      ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
     true,
@@ -263,7 +274,7 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
     : "";
   return run(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed)}${orderValues} FROM records r WHERE ${where}
+    `SELECT ${candidateColumns(accessOf(input, params))}${orderValues} FROM records r WHERE ${where}
      ORDER BY ${orderSql(input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
     params,
   );
@@ -291,7 +302,7 @@ function missingSignalsSql(input: ProposeInput, params: Params, missing: Missing
     columns.push(
       input.query
         ? `(SELECT ${similaritySql(input.db, params, input.query)} FROM embeddings e
-          WHERE e.workspace_id = r.workspace_id AND e.record_id = r.id AND e.space = ${params.add(input.query.space)}) AS similarity`
+          WHERE e.workspace_id = ${params.workspace(input.workspaceId)} AND e.record_id = r.id AND e.space = ${params.add(input.query.space)}) AS similarity`
         : "NULL::float8 AS similarity",
     );
   }
@@ -341,7 +352,7 @@ async function entityHybridCandidates(
     : "NULL::real";
   const vector = input.query
     ? {
-        join: embeddingJoin(params, input.query, "LEFT JOIN"),
+        join: embeddingJoin(params, input.workspaceId, input.query, "LEFT JOIN"),
         embedded: "e.record_id IS NOT NULL",
         similarity: similaritySql(input.db, params, input.query),
       }
@@ -351,7 +362,7 @@ async function entityHybridCandidates(
   // narrow rows; text_match is null where the row does not match (0 in the candidate).
   const rows = await candidateRows<ListedCandidate>(
     input.db,
-    `SELECT ${candidateColumns(input.lastAccessed, "y")}, y.similarity, coalesce(y.text_match, 0) AS text_match,
+    `SELECT ${candidateColumns(accessOf(input, params), "y")}, y.similarity, coalesce(y.text_match, 0) AS text_match,
        y.vector_rank, y.text_rank, y.recent_rank FROM (
        SELECT x.*,
          CASE WHEN x.embedded THEN row_number() OVER (ORDER BY x.embedded DESC, x.similarity DESC NULLS LAST, x.seq DESC) END AS vector_rank,

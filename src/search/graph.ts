@@ -106,21 +106,27 @@ function fieldSql(params: Params, versions: CollectionDef[], field: string): str
     if (!declared) return [];
     const json = `(r.content #> ${params.add(declared.path.split("."))}::text[])`;
     return [
-      `WHEN ${params.add(def.version)}::int THEN CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${json} #>> '{}' END`,
+      `WHEN r.collection_version = ${params.add(def.version)}::int THEN CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${json} #>> '{}' END`,
     ];
   });
-  return arms.length ? `CASE r.collection_version ${arms.join(" ")} END` : "NULL::text";
+  // A searched CASE: Citus mangles a simple one (`CASE x WHEN …`) on its way to the shard (erasure/sql.ts).
+  return arms.length ? `CASE ${arms.join(" ")} END` : "NULL::text";
 }
 
-/** Visibility of a record as current state: ready, active, not a tombstone, the head of its slot. */
-const CURRENT_ACTIVE = `r.ready AND r.status = 'active' AND NOT r.tombstone
-    AND (r.key IS NULL OR EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
+/**
+ * Visibility of a record as current state: ready, active, not a tombstone, the head of its slot.
+ * `ws` is the statement's workspace parameter (Params.workspace), here as in LIVE.
+ */
+const currentActive = (ws: string) => `r.ready AND r.status = 'active' AND NOT r.tombstone
+    AND (r.key IS NULL OR EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = ${ws} AND h.entity = r.entity
       AND h.collection = r.collection AND h.key = r.key AND h.status = 'active' AND h.record_id = r.id))`;
 
 /** A produced link's liveness: one derived_from parent is still current (see the header). */
-const LIVE = `(r.run_id IS NULL OR EXISTS (SELECT 1 FROM records p WHERE p.workspace_id = r.workspace_id
+const live = (
+  ws: string,
+) => `(r.run_id IS NULL OR EXISTS (SELECT 1 FROM records p WHERE p.workspace_id = ${ws}
       AND p.id = ANY(r.derived_from) AND NOT p.tombstone
-      AND (p.key IS NULL OR EXISTS (SELECT 1 FROM heads ph WHERE ph.workspace_id = p.workspace_id AND ph.entity = p.entity
+      AND (p.key IS NULL OR EXISTS (SELECT 1 FROM heads ph WHERE ph.workspace_id = ${ws} AND ph.entity = p.entity
         AND ph.collection = p.collection AND ph.key = p.key AND ph.status = p.status AND ph.record_id = p.id))))`;
 
 /**
@@ -151,9 +157,9 @@ export async function loadLinks(
       ${fieldSql(params, versions, mapping.object)} AS object,
       ${fieldSql(params, versions, mapping.predicate)} AS predicate
     FROM records r
-    WHERE r.workspace_id = ${params.add(workspaceId)} AND ${scope}
-      AND ${CURRENT_ACTIVE}
-      AND ${LIVE}
+    WHERE r.workspace_id = ${params.workspace(workspaceId)} AND ${scope}
+      AND ${currentActive(params.workspace(workspaceId))}
+      AND ${live(params.workspace(workspaceId))}
   ) e`;
   if (predicates.length) filters.push(`e.predicate = ANY(${params.add(predicates)}::text[])`);
   // Repeated: a view's walks send the same few texts, and on PGlite planning was a third of a
@@ -380,7 +386,7 @@ async function loadOrphans(
     db,
     `SELECT r.id, r.collection_version, r.entity, r.key, r.text, r.content FROM records r
     WHERE r.workspace_id = $1 AND r.collection = $2 AND r.collection_version = ANY($3::int[])
-      AND ${CURRENT_ACTIVE}
+      AND ${currentActive("$1")}
       AND NOT (COALESCE(r.key, r.entity) = ANY($4::text[]))
     ORDER BY r.entity COLLATE "C", r.key COLLATE "C" NULLS FIRST, r.id
     LIMIT $5`,

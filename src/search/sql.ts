@@ -9,20 +9,46 @@ import type { Candidate } from "./types.js";
 
 export class Params {
   readonly values: unknown[] = [];
+  private workspaceParam: string | undefined;
   add(value: unknown): string {
     this.values.push(value);
     return `$${this.values.length}`;
   }
+  /**
+   * The workspace's parameter, one for the whole statement. Every reference to a per-workspace
+   * table names it outright, never only through another alias's workspace_id, so that Citus
+   * routes the statement to the workspace's node (docs/scaling.md, "Statements that route").
+   */
+  workspace(id: string): string {
+    this.workspaceParam ??= this.add(id);
+    return this.workspaceParam;
+  }
+}
+
+/**
+ * The workspace filter a fenced read (OFFSET 0) of records repeats inside the fence, on Citus
+ * only: Citus routes a subquery only on its own filter, while on one server the planner took the
+ * filter as a reason to AND in the bitmap of the workspace's every record (half of a text
+ * statement's time at 100k records), where the fenced index alone reads the same rows.
+ */
+export function routeFilter(
+  db: Pick<Db, "distributed">,
+  params: Params,
+  workspaceId: string,
+  alias: string,
+): string {
+  return db.distributed ? `AND ${alias}.workspace_id = ${params.workspace(workspaceId)}` : "";
 }
 
 /**
  * Columns every candidate carries (src/search/types.ts Candidate): not the body, read for the
  * shown records only (src/search/bodies.ts). last_accessed is read only for a rank that reads its
- * age, since it costs a primary-key probe of record_access per candidate.
+ * age, since it costs a primary-key probe of record_access per candidate: `accessOf` is then the
+ * statement's workspace parameter (Params.workspace).
  */
-export function candidateColumns(lastAccessed = false, r = "r"): string {
-  const access = lastAccessed
-    ? `(SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = ${r}.workspace_id AND a.record_id = ${r}.id)`
+export function candidateColumns(accessOf?: string, r = "r"): string {
+  const access = accessOf
+    ? `(SELECT a.last_accessed FROM record_access a WHERE a.workspace_id = ${accessOf} AND a.record_id = ${r}.id)`
     : "NULL::timestamptz";
   return `${r}.id, ${r}.seq, ${r}.collection, ${r}.collection_version, ${r}.entity, ${r}.type, ${r}.key, ${r}.status,
   ${r}.depth, ${r}.run_id, ${r}.scores, ${r}.occurred_at, ${r}.created_at, ${access} AS last_accessed`;
@@ -59,9 +85,10 @@ export async function candidateRows<T extends Candidate>(
 /**
  * The records matching the tsquery q.tsq, read through the full-text index alone: the fence
  * (OFFSET 0) keeps the planner, which cannot see a tsquery the statement builds, from ANDing in
- * the far larger bitmaps of the workspace's other indexes.
+ * the far larger bitmaps of the workspace's other indexes. `route`: routeFilter's condition.
  */
-export const TEXT_MATCHES = "LATERAL (SELECT * FROM records t WHERE t.search_text @@ q.tsq OFFSET 0) r";
+export const textMatches = (route: string) =>
+  `LATERAL (SELECT * FROM records t WHERE t.search_text @@ q.tsq ${route} OFFSET 0) r`;
 
 function conditionSql(params: Params, field: FieldDecl, condition: FieldCondition): string[] {
   const out: string[] = [];
@@ -119,7 +146,7 @@ export function filterSql(
 ): string {
   const scope = part.scope;
   const out = [
-    `r.workspace_id = ${params.add(workspaceId)}`,
+    `r.workspace_id = ${params.workspace(workspaceId)}`,
     "r.ready",
     "NOT r.tombstone",
     `r.collection <> ${params.add(SYSTEM_COLLECTION)}`,
@@ -132,7 +159,7 @@ export function filterSql(
   // keyed row, as a scalar subquery: an EXISTS under the OR became a hashed SubPlan that read
   // every head of every workspace first, and a NOT EXISTS is an anti-join the planner weighs
   // join orders for (half of a tier statement's 1 ms of planning).
-  const slot = `FROM heads h WHERE h.workspace_id = r.workspace_id AND h.entity = r.entity
+  const slot = `FROM heads h WHERE h.workspace_id = ${params.workspace(workspaceId)} AND h.entity = r.entity
        AND h.collection = r.collection AND h.key = r.key AND h.status = r.status`;
   // Current: the row is its slot's head, so the slot is not retracted (the row is no tombstone).
   if (scope.versions === "current") out.push(`(r.key IS NULL OR (SELECT h.record_id ${slot}) = r.id)`);

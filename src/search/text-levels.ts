@@ -6,7 +6,7 @@
 // down: the records holding at least d of the words (a conjunction the full-text index answers
 // without reading the others), then, at the lowest level, where every record left ranks the
 // same, the newest matches, until the k-th best found ranks above the next level.
-import { candidateRows, type Params } from "./sql.js";
+import { candidateRows, type Params, routeFilter } from "./sql.js";
 import { anyLexemeQuery, atLeastQuery, byRank, PER_OCCURRENCE, RANK_SLACK } from "./text-rank.js";
 import type { TieredQuery } from "./text-tiers.js";
 import type { Candidate } from "./types.js";
@@ -77,9 +77,10 @@ async function holdingAtLeast(
   const { params, where, tsq, columns } = statementBase(query, found);
   return select(
     query,
-    `SELECT ${query.select}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+    `SELECT ${query.select(params)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q,
-       LATERAL (SELECT * FROM records t WHERE t.search_text @@ ${params.add(conjunctions)}::tsquery OFFSET 0) r
+       LATERAL (SELECT * FROM records t WHERE t.search_text @@ ${params.add(conjunctions)}::tsquery
+         ${routeFilter(query.db, params, query.workspaceId, "t")} OFFSET 0) r
      WHERE ${where}
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(k)}`,
     params,
@@ -97,7 +98,7 @@ async function newestMatches(query: TieredQuery, found: Candidate[], k: number):
   const wanted = anyLexemeQuery([...query.words.common, ...query.words.rare]);
   return select(
     query,
-    `SELECT ${query.select}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+    `SELECT ${query.select(params)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q, records r
      WHERE ${where} AND r.search_text @@ ${params.add(wanted)}::tsquery
      ORDER BY r.seq DESC LIMIT ${params.add(k)}`,

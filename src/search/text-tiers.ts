@@ -8,7 +8,7 @@
 // other matches; below the lowest tier the rest is read by level (text-levels.ts). Queries the
 // tiers cannot express (quoted phrases, a term that is several lexemes) score every match.
 import type { Db } from "../platform/db/index.js";
-import { candidateRows, type Params, TEXT_MATCHES, type TextTerm } from "./sql.js";
+import { candidateRows, type Params, routeFilter, type TextTerm, textMatches } from "./sql.js";
 import { completeByLevels } from "./text-levels.js";
 import { anyLexemeQuery, byRank, PER_OCCURRENCE, RANK_SLACK } from "./text-rank.js";
 import { estimate, lexemeStats, tierStats } from "./text-stats.js";
@@ -38,6 +38,7 @@ export interface QueryLexeme {
  */
 export async function termLexemes(
   db: Db,
+  workspaceId: string,
   config: string,
   terms: TextTerm[],
 ): Promise<QueryLexeme[] | undefined> {
@@ -50,7 +51,7 @@ export async function termLexemes(
        FROM unnest($2::text[]) AS t(text)`,
       [config, wanted.map((term) => term.text)],
     ),
-    lexemeStats(db),
+    lexemeStats(db, workspaceId),
   ]);
   if (rows.some((row) => row.lexemes.length > 1)) return undefined;
   const lexemes = [...new Set(rows.flatMap((row) => row.lexemes))];
@@ -62,8 +63,8 @@ export async function termLexemes(
 
 export interface TieredQuery {
   db: Db;
-  /** The candidate columns over records r (candidateColumns). */
-  select: string;
+  /** The candidate columns over records r (candidateColumns), in a statement of these params. */
+  select: (params: Params) => string;
   workspaceId: string;
   /** The query's lexemes by rarity (wordsByRarity), at least one of them common. */
   words: Words;
@@ -147,7 +148,7 @@ export function tiersToRead(
 
 /** The tier sizes the tier index's statistics estimate for this workspace, when it has them. */
 async function tierSizes(query: TieredQuery): Promise<TierSize | undefined> {
-  const stats = await tierStats(query.db);
+  const stats = await tierStats(query.db, query.workspaceId);
   if (!stats) return undefined;
   return (word, tier) => estimate(stats, `${query.workspaceId}:${tier}:${query.words.common[word]}`);
 }
@@ -219,8 +220,8 @@ async function topUp(query: TieredQuery, rows: Candidate[]): Promise<Candidate[]
   const { params, where, tsq, columns } = query.base();
   const more = await candidateRows(
     query.db,
-    `SELECT ${query.select}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
-     FROM (SELECT ${tsq} AS tsq) q, ${TEXT_MATCHES}
+    `SELECT ${query.select(params)}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+     FROM (SELECT ${tsq} AS tsq) q, ${textMatches(routeFilter(query.db, params, query.workspaceId, "t"))}
      WHERE ${where} AND r.id <> ALL(${params.add(rows.map((row) => row.id))}::uuid[])
      LIMIT ${params.add(query.limit - rows.length)}`,
     params.values,
@@ -259,6 +260,7 @@ async function rankTiers(
   const limit = params.add(query.limit);
   // A record in a tier holds a wanted word, so it matches unless an excluded term rules it out.
   const match = query.exclusions ? "AND r.search_text @@ q.tsq" : "";
+  const route = routeFilter(query.db, params, query.workspaceId, "t");
   // The visible records of rounds first..last, each with its rank, read from the tier index
   // alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger bitmaps of the
   // workspace's other indexes.
@@ -267,7 +269,7 @@ async function rankTiers(
     FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text IS NOT NULL
         AND engram_text_tiers(t.workspace_id, t.search_text) &&
           (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
-           WHERE u.round BETWEEN ${first} AND ${last})
+           WHERE u.round BETWEEN ${first} AND ${last}) ${route}
       OFFSET 0) r, q
     WHERE ${where} ${match})`;
   const walk =
@@ -285,7 +287,7 @@ async function rankTiers(
     !lower && words.rare.length > 0
       ? `UNION SELECT r.tid, r.seq, ts_rank_cd(r.search_text, q.tsq)
        FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text @@ ${params.add(anyLexemeQuery(words.rare))}::tsquery
-         OFFSET 0) r, q
+         ${route} OFFSET 0) r, q
        WHERE ${where} ${match}`
       : "";
   // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate
@@ -297,8 +299,8 @@ async function rankTiers(
        SELECT DISTINCT u.tid, u.seq, u.rank FROM walk w, unnest(w.tids, w.seqs, w.ranks) AS u(tid, seq, rank)
        ${rare}
        ORDER BY rank DESC, seq DESC LIMIT ${limit})
-     SELECT ${query.select}, b.rank AS text_match, (SELECT max(round) FROM walk) AS walked_round${columns}
-     FROM best b JOIN records r ON r.ctid = b.tid AND r.workspace_id = ${params.add(query.workspaceId)}
+     SELECT ${query.select(params)}, b.rank AS text_match, (SELECT max(round) FROM walk) AS walked_round${columns}
+     FROM best b JOIN records r ON r.ctid = b.tid AND r.workspace_id = ${params.workspace(query.workspaceId)}
      ORDER BY text_match DESC, r.seq DESC`,
     params.values,
   );

@@ -30,14 +30,15 @@ interface OverviewRow {
   entities: number;
   unready: number;
   oldest_unready_at: Date | null;
-  jobs: Record<string, number>;
 }
 
 export async function workspaceOverview(db: Queryable, workspaceId: string): Promise<WorkspaceOverview> {
   const row = (await db.query<OverviewRow>(sql.WORKSPACE_OVERVIEW, [workspaceId])).rows[0];
   // The key was checked a moment ago: only a workspace deleted in between gets here.
   if (!row) throw new AppError("unauthorized", "the workspace key is not valid");
-  const jobs = Object.fromEntries(JOB_STATES.map((state) => [state, row.jobs[state] ?? 0])) as Record<
+  const byState =
+    (await db.query<{ jobs: Record<string, number> }>(sql.WORKSPACE_JOBS, [workspaceId])).rows[0]?.jobs ?? {};
+  const jobs = Object.fromEntries(JOB_STATES.map((state) => [state, byState[state] ?? 0])) as Record<
     JobState,
     number
   >;

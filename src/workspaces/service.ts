@@ -32,20 +32,24 @@ export function validateWorkspaceName(name: string): void {
   }
 }
 
-export async function createWorkspace(db: Queryable, name: string): Promise<CreatedWorkspace> {
+export async function createWorkspace(db: Db, name: string): Promise<CreatedWorkspace> {
   validateWorkspaceName(name);
   const apiKey = generateKey();
-  const { rows } = await db.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name, keyDigest(apiKey)]);
-  const row = rows[0];
-  if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
-  return { workspace: row.name, id: row.id, api_key: apiKey };
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name, keyDigest(apiKey)]);
+    const row = rows[0];
+    if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
+    await tx.query(sql.INSERT_COUNTER, [row.id]);
+    return { workspace: row.name, id: row.id, api_key: apiKey };
+  });
 }
 
-/** Removes a workspace and, by cascade, everything it owns, then its records' access marks. */
+/** Removes a workspace and, by cascade, everything it owns, then its records' access marks and its jobs. */
 export async function deleteWorkspace(db: Db, id: string): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query(sql.DELETE_WORKSPACE, [id]);
     await tx.query(sql.DELETE_WORKSPACE_MARKS, [id]);
+    await tx.query(sql.DELETE_WORKSPACE_JOBS, [id]);
   });
 }
 
@@ -72,16 +76,16 @@ export async function findWorkspaceByName(
  * which the request's first catalog check then takes instead of reading it again.
  */
 export async function authenticate(
-  db: Pick<Db, "queryRepeated">,
+  db: Pick<Db, "queryRepeated" | "distributed">,
   key: string,
 ): Promise<Workspace | undefined> {
   if (!isWellFormedKey(key)) return undefined;
-  const { rows } = await db.queryRepeated<Workspace & { catalog_install_id: string | null }>(
-    sql.FIND_BY_KEY_DIGEST,
+  const { rows } = await db.queryRepeated<Workspace & { catalog_install_id?: string | null }>(
+    db.distributed ? sql.FIND_WORKSPACE_BY_KEY_DIGEST : sql.FIND_BY_KEY_DIGEST,
     [keyDigest(key)],
   );
   const row = rows[0];
   if (!row) return undefined;
-  rememberInstall(db, row.id, row.catalog_install_id);
+  if (row.catalog_install_id !== undefined) rememberInstall(db, row.id, row.catalog_install_id);
   return { id: row.id, name: row.name };
 }

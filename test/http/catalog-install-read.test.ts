@@ -1,13 +1,15 @@
 // The key lookup reads the workspace's active catalog install with the key, and the request's
 // first catalog check takes it instead of a statement of its own (src/catalog/request-install.ts);
-// a publish in between is seen by the next request, and by its own request after it.
+// a publish in between is seen by the next request, and by its own request after it. On Citus
+// the key lookup reads the workspace alone (workspaces is a reference table there, which Citus
+// joins with no correlated subquery), and the first check reads the install itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rememberInstall, runAsRequest } from "../../src/catalog/index.js";
 import { takeInstall } from "../../src/catalog/request-install.js";
 import { ACTIVE_INSTALL_ID } from "../../src/catalog/sql.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { createTestDb } from "../support/db.js";
+import { createTestDb, onCitus } from "../support/db.js";
 import { exampleRequest } from "../support/example-catalog.js";
 
 /** The active-install check on its own (not inside the key lookup). */
@@ -50,9 +52,9 @@ describe("the request's catalog check rides on the key lookup", () => {
     const { res, statements } = await search({ mode: "recent", k: 3 });
     expect(res.statusCode, res.body).toBe(200);
     expect(statements.some((sql) => sql.includes("key_digest") && sql.includes("catalog_installs"))).toBe(
-      true,
+      !onCitus,
     );
-    expect(statements.filter(isCatalogCheck)).toEqual([]);
+    expect(statements.filter(isCatalogCheck)).toHaveLength(onCitus ? 1 : 0);
   });
 
   it("answers with a catalog published by an earlier request", async () => {
@@ -83,7 +85,7 @@ describe("the request's catalog check rides on the key lookup", () => {
     expect(published.statusCode, published.body).toBe(200);
     const { res, statements } = await search(sentiment);
     expect(res.statusCode, res.body).toBe(200);
-    expect(statements.filter(isCatalogCheck)).toEqual([]);
+    expect(statements.filter(isCatalogCheck)).toHaveLength(onCitus ? 1 : 0);
   });
 
   it("keeps the install for the request's first check only, on the database it was read on", async () => {

@@ -175,7 +175,7 @@ describe("the example package and discovery", () => {
       { midpoint: 24, exponent: 1 },
     ]);
     expect(schema.scores).toEqual([{ name: "urgency", processor: "urgency", scale: [0, 1] }]);
-    expect(schema.backend.layout).toMatch(/^(pglite|postgres)\/(hnsw|exact)$/);
+    expect(schema.backend.layout).toMatch(/^(pglite|postgres|citus)\/(hnsw|exact)$/);
   });
 
   it("a second version adding an optional property publishes in place", async () => {

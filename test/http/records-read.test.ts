@@ -69,10 +69,12 @@ describe("records: reads and replay", () => {
       `INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
          status, ready, payload_hash, occurred_at)
        SELECT $1, gen_random_uuid(), last_seq + 1, '_system', 1, 'x', 'acme', 'erasure_audit', 'active', true, 'x', now()
-       FROM workspaces WHERE id = $1`,
+       FROM workspace_counters WHERE workspace_id = $1`,
       [workspaceId],
     );
-    await t.db.query("UPDATE workspaces SET last_seq = last_seq + 1 WHERE id = $1", [workspaceId]);
+    await t.db.query("UPDATE workspace_counters SET last_seq = last_seq + 1 WHERE workspace_id = $1", [
+      workspaceId,
+    ]);
   });
   afterAll(() => t.close());
 

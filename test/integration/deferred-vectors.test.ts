@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { type SealOptions, sealDeferredVectors } from "../../src/records/vector-seal.js";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { onServer } from "../support/db.js";
+import { onCitus, onServer } from "../support/db.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
@@ -101,23 +101,36 @@ describe("deferred vector indexing", () => {
   });
   afterAll(() => t.close());
 
-  it("a backlog's embeddings are stored deferred, out of the space's first index", async () => {
-    const deferred = await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred");
-    const [space] = await state();
-    expect(space).toMatchObject({ built_through: 0, built_rows: 0 });
-    expect(await hnswIndexes()).toEqual([
-      { indexname: expect.stringMatching(/^embeddings_hnsw_[0-9a-f]{24}_0$/), valid: true },
-    ]);
-    // The first jobs saw others queued behind them; the last saw none and indexed at once.
-    expect(deferred).toBeGreaterThan(0);
-    expect(deferred).toBeLessThan(60);
-  });
+  // Not on Citus (src/records/embedding-index.ts canDeferVectors): each vector goes into its shard's index.
+  it.runIf(onCitus)(
+    "on Citus a backlog's embeddings go straight into the index: none is deferred",
+    async () => {
+      expect(await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred")).toBe(0);
+      expect(await count("SELECT count(*)::int AS n FROM embeddings")).toBe(60);
+      expect(await seal(t.db)).toEqual([]);
+    },
+  );
+
+  it.skipIf(onCitus)(
+    "a backlog's embeddings are stored deferred, out of the space's first index",
+    async () => {
+      const deferred = await count("SELECT count(*)::int AS n FROM embeddings WHERE deferred");
+      const [space] = await state();
+      expect(space).toMatchObject({ built_through: 0, built_rows: 0 });
+      expect(await hnswIndexes()).toEqual([
+        { indexname: expect.stringMatching(/^embeddings_hnsw_[0-9a-f]{24}_0$/), valid: true },
+      ]);
+      // The first jobs saw others queued behind them; the last saw none and indexed at once.
+      expect(deferred).toBeGreaterThan(0);
+      expect(deferred).toBeLessThan(60);
+    },
+  );
 
   it("every ready record is found by vector search, deferred or not, exactly once", async () => {
     await expectAllFound(TEXTS.slice(0, 60));
   });
 
-  it("a small tail is merged into the current index row by row", async () => {
+  it.skipIf(onCitus)("a small tail is merged into the current index row by row", async () => {
     const tail = await deferredTail();
     const [before] = await state();
     expect(await seal(t.db)).toEqual([{ space: before?.space, dimensions: 256, how: "merged", rows: tail }]);
@@ -127,19 +140,22 @@ describe("deferred vector indexing", () => {
     await expectAllFound(TEXTS.slice(0, 60));
   });
 
-  it("while enrichment waits in the queue, a tail short of a build is left alone", async () => {
-    await t.writeRecords(headers, [
-      { collection: "customer_events", entity: "c-1", type: "note", text: "queued alone" },
-    ]);
-    await t.db.exec("UPDATE embeddings SET deferred = true WHERE seq = (SELECT max(seq) FROM embeddings)");
-    expect(await deferredTail()).toBe(1);
-    expect(await seal(t.db)).toEqual([]);
-    expect(await deferredTail()).toBe(1);
-    await enrichAll();
-    written += 1;
-    expect((await seal(t.db))[0]).toMatchObject({ how: "merged", rows: 1 });
-    expect(await deferredTail()).toBe(0);
-  });
+  it.skipIf(onCitus)(
+    "while enrichment waits in the queue, a tail short of a build is left alone",
+    async () => {
+      await t.writeRecords(headers, [
+        { collection: "customer_events", entity: "c-1", type: "note", text: "queued alone" },
+      ]);
+      await t.db.exec("UPDATE embeddings SET deferred = true WHERE seq = (SELECT max(seq) FROM embeddings)");
+      expect(await deferredTail()).toBe(1);
+      expect(await seal(t.db)).toEqual([]);
+      expect(await deferredTail()).toBe(1);
+      await enrichAll();
+      written += 1;
+      expect((await seal(t.db))[0]).toMatchObject({ how: "merged", rows: 1 });
+      expect(await deferredTail()).toBe(0);
+    },
+  );
 
   it.runIf(!onServer)(
     "embedded storage merges a large tail too: it never builds an index aside",
@@ -159,27 +175,30 @@ describe("deferred vector indexing", () => {
     },
   );
 
-  it.runIf(onServer)("a large tail is built into a new index, which replaces the old one", async () => {
-    await writeBacklog(TEXTS.slice(60, 120));
-    const tail = await deferredTail();
-    expect(tail).toBeGreaterThan(0);
-    const [before] = await state();
-    const sealed = await seal(t.db, { bulkMinRows: 1 });
-    expect(sealed).toEqual([{ space: before?.space, dimensions: 256, how: "built", rows: 121 }]);
-    const [after] = await state();
-    const last = await count("SELECT max(seq)::int AS n FROM embeddings WHERE deferred");
-    expect(after?.built_through).toBe(last);
-    expect(after?.built_rows).toBe(121);
-    expect(after?.index_name).toBe(before?.index_name.replace(/_\d+$/, `_${last}`));
-    expect(await hnswIndexes()).toEqual([{ indexname: after?.index_name, valid: true }]);
-    expect(await deferredTail()).toBe(0);
-    await t.db.exec("ANALYZE embeddings");
-    const scans = await indexScans(after?.index_name as string);
-    await expectAllFound(TEXTS.slice(0, 120));
-    expect(await indexScans(after?.index_name as string)).toBeGreaterThan(scans);
-  });
+  it.runIf(onServer && !onCitus)(
+    "a large tail is built into a new index, which replaces the old one",
+    async () => {
+      await writeBacklog(TEXTS.slice(60, 120));
+      const tail = await deferredTail();
+      expect(tail).toBeGreaterThan(0);
+      const [before] = await state();
+      const sealed = await seal(t.db, { bulkMinRows: 1 });
+      expect(sealed).toEqual([{ space: before?.space, dimensions: 256, how: "built", rows: 121 }]);
+      const [after] = await state();
+      const last = await count("SELECT max(seq)::int AS n FROM embeddings WHERE deferred");
+      expect(after?.built_through).toBe(last);
+      expect(after?.built_rows).toBe(121);
+      expect(after?.index_name).toBe(before?.index_name.replace(/_\d+$/, `_${last}`));
+      expect(await hnswIndexes()).toEqual([{ indexname: after?.index_name, valid: true }]);
+      expect(await deferredTail()).toBe(0);
+      await t.db.exec("ANALYZE embeddings");
+      const scans = await indexScans(after?.index_name as string);
+      await expectAllFound(TEXTS.slice(0, 120));
+      expect(await indexScans(after?.index_name as string)).toBeGreaterThan(scans);
+    },
+  );
 
-  it.runIf(onServer)(
+  it.runIf(onServer && !onCitus)(
     "a search holding the state from before a build still finds every record once",
     async () => {
       await writeBacklog(TEXTS.slice(120, 200));
@@ -200,7 +219,7 @@ describe("deferred vector indexing", () => {
     },
   );
 
-  it.runIf(onServer)(
+  it.runIf(onServer && !onCitus)(
     "while enrichment waits, a tail is built once it reaches the build size, counted, not guessed from seqs",
     async () => {
       await t.writeRecords(headers, [
@@ -228,7 +247,7 @@ describe("deferred vector indexing", () => {
     },
   );
 
-  it.runIf(onServer)(
+  it.runIf(onServer && !onCitus)(
     "a build yields to maintenance that waits behind it, and a later seal builds",
     async () => {
       await writeBacklog(TEXTS.slice(200, 220));
@@ -266,18 +285,21 @@ describe("deferred vector indexing", () => {
     },
   );
 
-  it("an index a failed or interrupted build left behind is dropped by the next seal", async () => {
-    const [current] = await state();
-    const name = current?.index_name as string;
-    const stray = name.replace(/_\d+$/, "_999999999");
-    const definition = (
-      await t.db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [name])
-    ).rows[0]?.indexdef as string;
-    await t.db.exec(definition.replace(name, stray));
-    expect(await hnswIndexes()).toHaveLength(2);
-    expect(await seal(t.db)).toEqual([]);
-    expect(await hnswIndexes()).toEqual([{ indexname: name, valid: true }]);
-  });
+  it.skipIf(onCitus)(
+    "an index a failed or interrupted build left behind is dropped by the next seal",
+    async () => {
+      const [current] = await state();
+      const name = current?.index_name as string;
+      const stray = name.replace(/_\d+$/, "_999999999");
+      const definition = (
+        await t.db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = $1", [name])
+      ).rows[0]?.indexdef as string;
+      await t.db.exec(definition.replace(name, stray));
+      expect(await hnswIndexes()).toHaveLength(2);
+      expect(await seal(t.db)).toEqual([]);
+      expect(await hnswIndexes()).toEqual([{ indexname: name, valid: true }]);
+    },
+  );
 
   it("a space indexed before deferral existed (no vector_indexes row) is never deferred", async () => {
     await t.db.exec("DELETE FROM vector_indexes");

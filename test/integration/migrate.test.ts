@@ -26,7 +26,7 @@ describe("migrations", () => {
 
   it("roll back entirely when one fails", async () => {
     const bad = [
-      { id: 9001, name: "9001_ok", sql: "CREATE TABLE mig_probe (id int)" },
+      { id: 9001, name: "9001_ok", sql: "CREATE INDEX mig_probe ON schema_migrations (name)" },
       { id: 9002, name: "9002_broken", sql: "CREATE TABLE broken (" },
     ];
     await expect(migrate(testDb.db, bad)).rejects.toThrow();
@@ -37,7 +37,13 @@ describe("migrations", () => {
   });
 
   it.runIf(onServer)("let concurrent starts take turns on one server", async () => {
-    const extra = [{ id: 9100, name: "9100_probe", sql: "CREATE TABLE concurrent_probe (id int)" }];
+    const extra = [
+      {
+        id: 9100,
+        name: "9100_probe",
+        sql: "CREATE INDEX concurrent_probe ON schema_migrations (applied_at)",
+      },
+    ];
     const results = await Promise.all([migrate(testDb.db, extra), migrate(testDb.db, extra)]);
     expect(results.flat()).toEqual(["9100_probe"]);
   });

@@ -8,7 +8,7 @@ import { buildApp } from "../../src/http/app.js";
 import { prepareDatabase } from "../../src/main.js";
 import { type Db, openPostgres, type VectorLayout } from "../../src/platform/db/index.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
-import { onServer } from "../support/db.js";
+import { onCitus, onServer } from "../support/db.js";
 import { testVectorLayout } from "../support/urls.js";
 import { enrichAll } from "../support/worker.js";
 
@@ -37,6 +37,9 @@ async function hnswIndexCount(db: Db): Promise<number> {
   );
   return rows[0]?.n ?? 0;
 }
+
+// A Citus coordinator names its engine citus (citus/hnsw, citus/exact).
+const engine = onCitus ? "citus" : "postgres";
 
 describe.runIf(onServer)("server storage layout", () => {
   let t: TestApp;
@@ -81,12 +84,12 @@ describe.runIf(onServer)("server storage layout", () => {
   afterAll(() => t.close());
 
   it("a server offering pgvector serves postgres/hnsw unless VECTOR_LAYOUT=exact forces the exact scan", async () => {
-    const expected = offers && !forced ? "postgres/hnsw" : "postgres/exact";
+    const expected = offers && !forced ? `${engine}/hnsw` : `${engine}/exact`;
     const schema = await t.app.inject({ method: "GET", url: "/rank/schema", headers: ws.headers });
     expect(schema.json().backend.layout).toBe(expected);
     expect((await vectorSearch(t.app, "charlie delta")).backend[0].layout).toBe(expected);
-    expect(await columnType(t.db)).toBe(expected === "postgres/hnsw" ? "vector" : "real[]");
-    expect(await hnswIndexCount(t.db)).toBe(expected === "postgres/hnsw" ? 1 : 0);
+    expect(await columnType(t.db)).toBe(expected === `${engine}/hnsw` ? "vector" : "real[]");
+    expect(await hnswIndexCount(t.db)).toBe(expected === `${engine}/hnsw` ? 1 : 0);
     if (forced) {
       // Forced exact never installs the extension into the database.
       const { rows } = await t.db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'");
@@ -101,8 +104,8 @@ describe.runIf(onServer)("server storage layout", () => {
     const run: VectorLayout = forced ? "exact" : "auto";
     const other: VectorLayout = forced ? "auto" : "exact";
     const expectations = {
-      auto: ["vector", 1, "postgres/hnsw"],
-      exact: ["real[]", 0, "postgres/exact"],
+      auto: ["vector", 1, `${engine}/hnsw`],
+      exact: ["real[]", 0, `${engine}/exact`],
     } as const;
     let texts = ["alpha bravo", "charlie delta", "echo foxtrot"];
     for (const [step, layout] of [other, run].entries()) {

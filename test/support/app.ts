@@ -9,7 +9,12 @@ import { checkResponseContract, contractViolations } from "./response-contract.j
 
 export function testConfig(env: Record<string, string> = {}): Config {
   // Rate limiting is off in tests unless a test turns it on.
-  return loadConfig({ LOG_LEVEL: "silent", TEST_DATABASE: "true", RATE_LIMIT_MAX: "0", ...env });
+  return loadConfig({
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    TEST_DATABASE: "true",
+    RATE_LIMIT_MAX: "0",
+    ...env,
+  });
 }
 
 export interface TestApp {

@@ -1,11 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import pg from "pg";
 import { inject } from "vitest";
-import { type Db, openPglite, openPostgres } from "../../src/platform/db/index.js";
+import { prepareDatabase } from "../../src/main.js";
+import { type Db, migrate, openPglite, openPostgres } from "../../src/platform/db/index.js";
+import { withoutSessions } from "./admin.js";
+import { type CitusCluster, createCitusDatabase, dropCitusDatabase } from "./citus.js";
 import { databaseUrlFor, testVectorLayout } from "./urls.js";
 
 export const onServer = Boolean(process.env.DATABASE_URL);
+/** The server is a Citus coordinator (test/support/citus.ts): the schema is distributed. */
+export const onCitus = inject("citus");
 
 export interface TestDb {
   db: Db;
@@ -14,16 +18,22 @@ export interface TestDb {
   close(): Promise<void>;
 }
 
-async function adminQuery(sql: string): Promise<void> {
-  const admin = new pg.Client({
-    connectionString: databaseUrlFor(process.env.DATABASE_URL as string, "postgres"),
-  });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
+/** A database of its own on a Citus cluster with workers, built and migrated for one test file. */
+async function createClusterDb(cluster: CitusCluster): Promise<TestDb> {
+  const serverUrl = process.env.DATABASE_URL as string;
+  const name = `engram_t_${randomBytes(4).toString("hex")}`;
+  await createCitusDatabase(serverUrl, cluster, name);
+  const url = databaseUrlFor(serverUrl, name);
+  const db = await openPostgres({ connectionString: url, vectorLayout: testVectorLayout() });
+  await prepareDatabase(db);
+  return {
+    db,
+    url,
+    async close() {
+      await db.close();
+      await dropCitusDatabase(serverUrl, cluster, name);
+    },
+  };
 }
 
 // Test files share their worker's modules (vitest.config.ts: isolate false), so the run's dump
@@ -35,20 +45,29 @@ function pgliteDump(): Promise<Blob> {
   return dump.blob;
 }
 
-/** A fresh, migrated database: a PGlite loaded from the run's dump, or a server clone. */
+/**
+ * A fresh, migrated database: a PGlite loaded from the run's dump, a server clone, or on a Citus
+ * cluster with workers one built for the file.
+ */
 export async function createTestDb(): Promise<TestDb> {
+  const cluster = inject("citusCluster");
+  if (cluster) return createClusterDb(cluster);
   const template = inject("serverTemplate");
   if (template) {
+    const serverUrl = process.env.DATABASE_URL as string;
     const name = `${template}_${randomBytes(4).toString("hex")}`;
-    await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
-    const url = databaseUrlFor(process.env.DATABASE_URL as string, name);
+    await withoutSessions(serverUrl, template, `CREATE DATABASE ${name} TEMPLATE ${template}`);
+    const url = databaseUrlFor(serverUrl, name);
     const db = await openPostgres({ connectionString: url, vectorLayout: testVectorLayout() });
+    // A copy does not inherit its template's ALTER DATABASE settings, which migrate sets on Citus
+    // (the shards' HNSW settings): migrating the copy, with nothing left to apply, sets them.
+    if (onCitus) await migrate(db);
     return {
       db,
       url,
       async close() {
         await db.close();
-        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await withoutSessions(serverUrl, name, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       },
     };
   }

@@ -4,16 +4,21 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { prepareDatabase } from "../../src/main.js";
 import { openPglite } from "../../src/platform/db/index.js";
+import { adminQuery, withoutSessions } from "./admin.js";
+import { type CitusCluster, citusCluster, createCitusDatabase } from "./citus.js";
 import { databaseUrlFor, testVectorLayout } from "./urls.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     pgliteDump: string;
     serverTemplate: string;
+    /** DATABASE_URL is a Citus coordinator. */
+    citus: boolean;
+    /** A Citus cluster with workers, where each test file builds its own database (citus.ts). */
+    citusCluster: CitusCluster | null;
   }
 }
 
@@ -22,34 +27,34 @@ export default async function setup(project: TestProject) {
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
     const template = `engram_tpl_${randomBytes(4).toString("hex")}`;
-    // A connection per use, not one held for the run: a test may restart the server
-    // (test/reliability/pg-restart.test.ts), and a held client would then end this process.
-    const admin = async (fn: (client: pg.Client) => Promise<void>) => {
-      const client = new pg.Client({ connectionString: databaseUrlFor(serverUrl, "postgres") });
-      await client.connect();
-      try {
-        await fn(client);
-      } finally {
-        await client.end();
-      }
-    };
-    await admin(async (client) => {
-      await client.query(`CREATE DATABASE ${template}`);
-    });
+    const cluster = await citusCluster(serverUrl);
+    project.provide("citus", cluster !== undefined);
+    if (cluster && cluster.workers.length > 0) {
+      project.provide("citusCluster", cluster);
+      project.provide("serverTemplate", "");
+      project.provide("pgliteDump", "");
+      return;
+    }
+    project.provide("citusCluster", null);
+    if (cluster) await createCitusDatabase(serverUrl, cluster, template);
+    else await adminQuery(serverUrl, `CREATE DATABASE ${template}`);
     const { openPostgres } = await import("../../src/platform/db/index.js");
     const db = await openPostgres({ connectionString: databaseUrlFor(serverUrl, template), vectorLayout });
     await prepareDatabase(db);
     await db.close();
     project.provide("serverTemplate", template);
     project.provide("pgliteDump", "");
-    return () =>
-      // Test files drop their own databases; this sweeps the template and any a crash left.
-      admin(async (client) => {
-        const { rows } = await client.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [
-          `${template}%`,
-        ]);
-        for (const row of rows) await client.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
-      });
+    // Test files drop their own databases; this sweeps the template and any a crash left.
+    return async () => {
+      const left = await adminQuery<{ datname: string }>(
+        serverUrl,
+        "SELECT datname FROM pg_database WHERE datname LIKE $1",
+        [`${template}%`],
+      );
+      for (const { datname } of left) {
+        await withoutSessions(serverUrl, datname, `DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      }
+    };
   }
   const db = await openPglite({ dataDir: "memory://" });
   await prepareDatabase(db);
@@ -60,5 +65,7 @@ export default async function setup(project: TestProject) {
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));
   project.provide("pgliteDump", file);
   project.provide("serverTemplate", "");
+  project.provide("citusCluster", null);
+  project.provide("citus", false);
   return () => rm(dir, { recursive: true, force: true });
 }

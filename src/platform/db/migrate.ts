@@ -1,5 +1,13 @@
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import {
+  beginCitusMigration,
+  checkCitusLayout,
+  hasCitus,
+  placeNewTables,
+  setShardSettings,
+} from "./citus.js";
+import { splitStatements } from "./sql-script.js";
 import type { Db } from "./types.js";
 
 const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations/", import.meta.url));
@@ -25,7 +33,9 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 /**
  * Applies the numbered migrations not yet recorded, in order, in one transaction. The
  * advisory lock makes concurrent starts against one server take turns: the second finds
- * everything applied. Returns the names applied by this call.
+ * everything applied. Returns the names applied by this call. On a database with the citus
+ * extension each statement goes alone (Citus refuses several DDL statements in one query) and
+ * each table it creates is placed on the cluster at once (citus.ts).
  */
 export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
   const pending = migrations ?? (await loadMigrations());
@@ -38,16 +48,29 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
     )`);
     const { rows } = await tx.query<{ id: number }>("SELECT id FROM schema_migrations");
     const applied = new Set(rows.map((row) => row.id));
+    const citus = await hasCitus(tx);
+    if (citus) {
+      await checkCitusLayout(tx, applied.size > 0);
+      await beginCitusMigration(tx);
+    }
     const names: string[] = [];
     for (const migration of pending) {
       if (applied.has(migration.id)) continue;
-      await tx.exec(migration.sql);
+      if (citus) {
+        for (const statement of splitStatements(migration.sql)) {
+          await tx.query(statement);
+          await placeNewTables(tx);
+        }
+      } else {
+        await tx.exec(migration.sql);
+      }
       await tx.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [
         migration.id,
         migration.name,
       ]);
       names.push(migration.name);
     }
+    if (citus) await setShardSettings(tx);
     return names;
   });
 }

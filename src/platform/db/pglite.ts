@@ -55,6 +55,7 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
   return {
     kind: "pglite",
     hasVector: true,
+    distributed: false,
     pglite,
     query: root.query,
     exec: root.exec,

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { sha256Hex } from "../hash.js";
+import { hasCitus } from "./citus.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 import { HNSW_SETTINGS, PREPARED_CAPACITY, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
@@ -92,6 +93,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   // gets a fresh connection or a clear error.
   pool.on("error", (error) => options.onIdleError?.(error));
   const hasVector = options.vectorLayout === "exact" ? false : await enableVector(pool);
+  const distributed = await hasCitus(wrap(pool)).catch(() => false);
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, lockWorkspace?: string): Promise<T> {
     const client = await pool.connect();
@@ -137,6 +139,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   return {
     kind: "postgres",
     hasVector,
+    distributed,
     pool,
     query: root.query,
     queryRepeated,

@@ -21,6 +21,11 @@ export interface Db extends Queryable {
   /** True when the pgvector extension is installed (vector columns and HNSW indexes). */
   readonly hasVector: boolean;
   /**
+   * True on a Citus coordinator (the database has the citus extension): per-workspace tables
+   * are distributed by workspace (citus.ts), and statements that cannot route are avoided.
+   */
+  readonly distributed: boolean;
+  /**
    * A statement whose text recurs with other parameters on hot paths (search's candidate lists
    * and bodies, authentication): PGlite keeps it prepared with a generic plan
    * (pglite-statements.ts), a server as a named statement on each connection (postgres.ts).
@@ -83,6 +88,6 @@ export const HNSW_SESSION_SQL = Object.entries(HNSW_SETTINGS)
 export type VectorLayout = "auto" | "exact";
 
 /** Which engine and vector index serve searches (CONVENTIONS.md: GET /rank/schema, backend[].layout). */
-export function storageLayout(db: Pick<Db, "kind" | "hasVector">): string {
-  return `${db.kind}/${db.hasVector ? "hnsw" : "exact"}`;
+export function storageLayout(db: Pick<Db, "kind" | "hasVector" | "distributed">): string {
+  return `${db.distributed ? "citus" : db.kind}/${db.hasVector ? "hnsw" : "exact"}`;
 }

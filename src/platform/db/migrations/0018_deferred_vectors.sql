@@ -7,8 +7,9 @@
 -- covers deferred rows; a space indexed before this migration has no row and is never deferred.
 CREATE SEQUENCE embeddings_seq;
 ALTER TABLE embeddings ADD COLUMN seq bigint;
-ALTER TABLE embeddings ALTER COLUMN seq SET DEFAULT nextval('embeddings_seq');
+-- OWNED BY first: Citus refuses to alter a sequence once a distributed table's default uses it.
 ALTER SEQUENCE embeddings_seq OWNED BY embeddings.seq;
+ALTER TABLE embeddings ALTER COLUMN seq SET DEFAULT nextval('embeddings_seq');
 ALTER TABLE embeddings ADD COLUMN deferred boolean NOT NULL DEFAULT false;
 -- A search's exact scan of its workspace's tail, and the worker's look at a space's whole tail.
 CREATE INDEX embeddings_deferred_search ON embeddings (workspace_id, space, seq) WHERE deferred;
