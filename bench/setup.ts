@@ -1,5 +1,5 @@
 // The system under test: a fresh database (in-memory PGlite, or a scratch database on the
-// server named by DATABASE_URL, dropped afterwards), migrated, the real Fastify app on a
+// server named by DATABASE_URL, on every node when it is a Citus coordinator, dropped afterwards), migrated, the real Fastify app on a
 // recording Db listening on a local port, and workspaces with the example catalog published.
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
@@ -12,6 +12,7 @@ import { buildApp } from "../src/http/app.js";
 import { EXAMPLE_CATALOG_DIR, prepareDatabase } from "../src/main.js";
 import { type Db, openPglite, openPostgres } from "../src/platform/db/index.js";
 import { createWorkspace } from "../src/workspaces/index.js";
+import { citusCluster, createCitusDatabase, dropCitusDatabase } from "../test/support/citus.js";
 import type { Api } from "./clients.js";
 import { type Recorder, recordingDb } from "./recorder.js";
 
@@ -38,9 +39,12 @@ export async function openBenchDb(): Promise<BenchDb> {
     return { db, label: "pglite", close };
   }
   const name = `engram_bench_${randomBytes(4).toString("hex")}`;
+  // On a Citus coordinator the scratch database is made on every node of its cluster.
+  const cluster = await citusCluster(url);
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  if (cluster) await createCitusDatabase(url, cluster, name);
+  else await admin.query(`CREATE DATABASE ${name}`);
   const target = new URL(url);
   target.pathname = `/${name}`;
   // VECTOR_LAYOUT=exact measures the exact scan on a server that has pgvector.
@@ -52,7 +56,8 @@ export async function openBenchDb(): Promise<BenchDb> {
     name,
     close: async (keep = false) => {
       await db.close();
-      if (!keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (!keep && cluster) await dropCitusDatabase(url, cluster, name);
+      else if (!keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
       return keep ? name : undefined;
     },

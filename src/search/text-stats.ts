@@ -61,6 +61,7 @@ function toStats(row: StatsRow | undefined): ElementStats | undefined {
 
 /** Statistics change only when ANALYZE runs: read them at most once a minute per database. */
 const STATS_TTL_MS = 60_000;
+const MAX_CACHED = 10_000;
 const statsCache = new WeakMap<Db, Map<string, { at: number; value: Promise<unknown> }>>();
 
 /** The value under key, loaded at most once a minute per database (a failed load counts as none). */
@@ -70,6 +71,10 @@ function cached<T>(db: Db, key: string, load: () => Promise<T>): Promise<T | und
   const hit = perDb.get(key);
   if (hit && performance.now() - hit.at < STATS_TTL_MS) return hit.value as Promise<T | undefined>;
   const value = load().catch(() => undefined);
+  // Keys grow with the workspaces searched (their shards on Citus): expired ones go past a bound.
+  if (perDb.size >= MAX_CACHED) {
+    for (const [old, entry] of perDb) if (performance.now() - entry.at >= STATS_TTL_MS) perDb.delete(old);
+  }
   perDb.set(key, { at: performance.now(), value });
   return value;
 }
