@@ -69,7 +69,19 @@ export async function createCitusDatabase(
       await client.query("SELECT citus_set_node_property($1, $2, 'shouldhaveshards', true)", [host, port]);
     }
     for (const worker of cluster.workers) {
-      await client.query("SELECT citus_add_node($1, $2)", [worker.host, worker.port]);
+      // Adding a node copies the role to it (ALTER ROLE postgres there): two test files
+      // registering their databases at once collide on the worker's shared role row ("tuple
+      // concurrently updated", failing citus_add_node as "failure on connection marked as
+      // essential"). The statement rolls back whole, so it is retried.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query("SELECT citus_add_node($1, $2)", [worker.host, worker.port]);
+          break;
+        } catch (error) {
+          if (attempt >= 10 || !/marked as essential|concurrently updated/.test(String(error))) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+        }
+      }
     }
   });
 }
