@@ -46,6 +46,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
+ * Conflicts a retry resolves, the transaction having written nothing: a serialization failure or
+ * a deadlock (SQLSTATE class 40), and a record seq taken twice. The seq counter's row lock keeps
+ * a workspace's writers in turn, but on Citus a writer caught in a shard's switch-over can read
+ * the counter where it was moved from: the unique key refuses its rows, and a retry takes the next seq.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  if (typeof code === "string" && code.startsWith("40")) return true;
+  return (
+    code === "23505" &&
+    typeof constraint === "string" &&
+    /^records_workspace_id_seq_key(_\d+)?$/.test(constraint)
+  );
+}
+
+/**
  * node-postgres's pool gives up waiting for a free connection with this message; a server that
  * does not answer fails the connection attempt itself ("Connection terminated due to connection
  * timeout"), so the two are told apart.
@@ -54,7 +71,7 @@ export function isPoolExhausted(error: unknown): boolean {
   return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
 }
 
-/** Seconds a client should wait before retrying a 503 database_busy. */
+/** Seconds a client should wait before retrying a 503 database_busy or database_unavailable. */
 const BUSY_RETRY_AFTER_S = 1;
 
 /** Maps anything thrown while serving a request to an AppError a client may see. */
@@ -82,6 +99,9 @@ export function toAppError(error: unknown): AppError {
   if (isDatabaseUnavailable(error)) {
     return new AppError("database_unavailable", "the database is unavailable; try again shortly");
   }
+  if (isTransientConflict(error)) {
+    return new AppError("database_busy", "the request met concurrent work in the database; retry shortly");
+  }
   const status = fastifyError.statusCode ?? 500;
   if (status === 400) {
     // Malformed JSON and other unreadable requests.
@@ -97,7 +117,9 @@ export function toAppError(error: unknown): AppError {
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status === 401) reply.header("WWW-Authenticate", 'Bearer realm="engram"');
-  if (error.code === "database_busy") reply.header("Retry-After", String(BUSY_RETRY_AFTER_S));
+  if (error.code === "database_busy" || error.code === "database_unavailable") {
+    reply.header("Retry-After", String(BUSY_RETRY_AFTER_S));
+  }
   return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(error));
 }
 
