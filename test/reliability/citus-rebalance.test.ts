@@ -6,10 +6,11 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { nodeUrl, withClient } from "../support/citus.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
@@ -42,24 +43,6 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 };
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function onNode(url: string, host: string, port: number, database: string): string {
-  const u = new URL(url);
-  u.hostname = host;
-  u.port = String(port);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 
 describe.runIf(process.env.CITUS_REBALANCE === "1")("a Citus rebalance onto a new worker under load", () => {
   let t: TestApp;
@@ -118,7 +101,7 @@ describe.runIf(process.env.CITUS_REBALANCE === "1")("a Citus rebalance onto a ne
     await t?.close();
     // The harness drops the database from the nodes it knew at setup; the new worker is ours.
     if (newNode && newNodeHasDb) {
-      await withClient(onNode(coordUrl, newNode.host, newNode.port, "postgres"), (c) =>
+      await withClient(nodeUrl(coordUrl, newNode, "postgres"), (c) =>
         c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`),
       );
     }
@@ -239,11 +222,9 @@ describe.runIf(process.env.CITUS_REBALANCE === "1")("a Citus rebalance onto a ne
           env: { ...process.env, CITUS_CLUSTER_DIR: CLUSTER_DIR },
         },
       );
-      await withClient(onNode(coordUrl, node.host, node.port, "postgres"), (c) =>
-        c.query(`CREATE DATABASE ${dbName}`),
-      );
+      await withClient(nodeUrl(coordUrl, node, "postgres"), (c) => c.query(`CREATE DATABASE ${dbName}`));
       newNodeHasDb = true;
-      await withClient(onNode(coordUrl, node.host, node.port, dbName), async (c) => {
+      await withClient(nodeUrl(coordUrl, node, dbName), async (c) => {
         await c.query("CREATE EXTENSION citus");
         await c.query("CREATE EXTENSION vector");
       });
@@ -295,7 +276,7 @@ describe.runIf(process.env.CITUS_REBALANCE === "1")("a Citus rebalance onto a ne
       }
       moves = tasks.filter((task) => /move/.test(task.task ?? "")).reduce((sum, task) => sum + task.n, 0);
       after = await placements();
-      settingsOnNewNode = await withClient(onNode(coordUrl, node.host, node.port, dbName), async (c) => {
+      settingsOnNewNode = await withClient(nodeUrl(coordUrl, node, dbName), async (c) => {
         const { rows } = await c.query<{ setconfig: string[] }>(
           "SELECT setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase WHERE d.datname = current_database()",
         );

@@ -15,7 +15,8 @@ export interface CitusCluster {
   workers: CitusNode[];
 }
 
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs fn on a connection of its own to url. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -25,7 +26,8 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
-function nodeUrl(serverUrl: string, node: CitusNode, database: string): string {
+/** The server URL pointing at a database of one node. */
+export function nodeUrl(serverUrl: string, node: CitusNode, database: string): string {
   const url = new URL(databaseUrlFor(serverUrl, database));
   url.hostname = node.host;
   url.port = String(node.port);
@@ -52,10 +54,8 @@ export async function createCitusDatabase(
   cluster: CitusCluster,
   name: string,
 ): Promise<void> {
+  await onEveryNode(serverUrl, cluster, `CREATE DATABASE ${name}`);
   for (const node of [cluster.coordinator, ...cluster.workers]) {
-    await withClient(nodeUrl(serverUrl, node, "postgres"), (client) =>
-      client.query(`CREATE DATABASE ${name}`),
-    );
     await withClient(nodeUrl(serverUrl, node, name), async (client) => {
       await client.query("CREATE EXTENSION citus");
       await client.query("CREATE EXTENSION vector");
@@ -92,9 +92,12 @@ export async function dropCitusDatabase(
   cluster: CitusCluster,
   name: string,
 ): Promise<void> {
+  await onEveryNode(serverUrl, cluster, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+/** Runs a statement about databases on each node (in its `postgres` database), coordinator first. */
+async function onEveryNode(serverUrl: string, cluster: CitusCluster, sql: string): Promise<void> {
   for (const node of [cluster.coordinator, ...cluster.workers]) {
-    await withClient(nodeUrl(serverUrl, node, "postgres"), (client) =>
-      client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-    );
+    await withClient(nodeUrl(serverUrl, node, "postgres"), (client) => client.query(sql));
   }
 }
