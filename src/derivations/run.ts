@@ -10,7 +10,7 @@ import { activeCollection, confirmCatalog, type InstalledCatalog, requireCatalog
 import type { Models } from "../models/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { hashJson } from "../platform/hash.js";
-import { insertRecords, lockSeq, type NewRecord } from "../records/index.js";
+import { insertRecords, lastSeq, lockSeq, type NewRecord } from "../records/index.js";
 import { endJob, fence, type Job, LeaseLostError, succeed } from "../worker/queue.js";
 import type { JobContext, JobHandler } from "../worker/runner.js";
 import { type BasisHead, type Emission, keyedDivergence, planEmission } from "./emission.js";
@@ -120,9 +120,7 @@ async function startRun(run: RunContext, reasons: TriggerReason[]): Promise<Star
   return ctx.db.transaction(async (tx) => {
     await fence(tx, job, ctx.owner);
     const state = await lockState(tx, ws, def.name, entity);
-    const checkpoint = Number(
-      (await tx.query<{ last_seq: number }>(sql.LAST_SEQ, [ws])).rows[0]?.last_seq ?? 0,
-    );
+    const checkpoint = await lastSeq(tx, ws);
     const runId = randomUUID();
     await insertRun(tx, {
       workspaceId: ws,

@@ -133,8 +133,6 @@ export const ACTIVE_HEADS = `
     AND ($4::text[] IS NULL OR h.key = ANY($4::text[]))
   ORDER BY h.key LIMIT $5`;
 
-export const LAST_SEQ = "SELECT last_seq FROM workspace_counters WHERE workspace_id = $1";
-
 const RUN_COLUMNS = `id, seq, operation, derivation, entity, source_kind, status, failure, failure_detail, job_id,
   source_run_id, trigger_reasons, package, catalog_hash, definition_hash, config_hash, read_receipt, emission,
   visible_sources, citations, output_ids, usage, started_at, finished_at`;

@@ -1,7 +1,7 @@
 export { markAccessed } from "./access.js";
 export { alignEmbeddingLayout, spaceReads, vectorLiteral } from "./embedding-index.js";
 export { type EntityPage, type EntityQuery, listEntities } from "./entities.js";
-export { ENRICH_JOB, type Inserted, insertRecords, lockSeq, type NewRecord } from "./insert.js";
+export { ENRICH_JOB, type Inserted, insertRecords, lastSeq, lockSeq, type NewRecord } from "./insert.js";
 export { type OwnRow, ownRecord } from "./own.js";
 export {
   citedBy,

@@ -29,6 +29,12 @@ export interface Inserted {
   ready: boolean;
 }
 
+/** The workspace's newest seq, without locking the counter (0 before its first record). */
+export async function lastSeq(tx: Queryable, workspaceId: string): Promise<number> {
+  const { rows } = await tx.query<{ last_seq: number }>(sql.LAST_SEQ, [workspaceId]);
+  return Number(rows[0]?.last_seq ?? 0);
+}
+
 /** Locks the workspace's seq counter (taken first: it serializes the workspace's writers). */
 export async function lockSeq(tx: Queryable, workspaceId: string): Promise<number> {
   const { rows } = await tx.query<{ last_seq: number }>(sql.LOCK_SEQ, [workspaceId]);

@@ -3,6 +3,7 @@
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
+import { lastSeq } from "./insert.js";
 import * as sql from "./sql.js";
 
 export interface DeltaScope {
@@ -69,11 +70,10 @@ export interface CursorUpdate {
 /** Monotonic: a lower position or another scope is refused unless force resets the consumer. */
 export async function moveCursor(db: Db, workspaceId: string, update: CursorUpdate) {
   return db.transaction(async (tx) => {
-    const { rows: seqRows } = await tx.query<{ last_seq: number }>(sql.LAST_SEQ, [workspaceId]);
-    const lastSeq = seqRows[0]?.last_seq ?? 0;
-    if (update.position > lastSeq) {
-      throw validationError(`position ${update.position} is beyond the newest seq ${lastSeq}`, [
-        { path: "position", message: `must be at most ${lastSeq}` },
+    const newest = await lastSeq(tx, workspaceId);
+    if (update.position > newest) {
+      throw validationError(`position ${update.position} is beyond the newest seq ${newest}`, [
+        { path: "position", message: `must be at most ${newest}` },
       ]);
     }
     const stored = (await tx.query<CursorRow>(sql.LOCK_CURSOR, [workspaceId, update.consumer])).rows[0];
