@@ -1,7 +1,7 @@
-// Ranking quality of the text proposals (issue 20): the text part of each measured text, hybrid
-// and rrf request is proposed twice, from the frequency tiers (src/search/text-tiers.ts) and by
-// scoring every match, and recall@20 is the share of the exhaustive ts_rank_cd top 20 that the
-// tiered proposal's top 20 holds. A hybrid part's text list is proposed as deep as hybrid first
+// Ranking quality of the text proposals (issues 20, 53): the text part of each measured text,
+// hybrid and rrf request is proposed twice, from the cells of the text index
+// (src/search/text-walk.ts) and by scoring every match (brute-force BM25), and recall@20 is the
+// share of the brute-force top 20 that the cells' proposal's top 20 holds. A hybrid part's text list is proposed as deep as hybrid first
 // reads it (a share of the pool, src/search/candidates.ts). Proposals only: a whole search would
 // mark its hits accessed, and the second run would rank by a changed last_accessed.
 import { type InstalledCatalog, requireCatalog } from "../src/catalog/index.js";
@@ -26,8 +26,8 @@ export interface RecallFigure {
   /** Mean and worst recall@20. */
   mean: number;
   min: number;
-  /** Proposal time, ms p50: tiered and exhaustive. */
-  tiered_ms_p50: number;
+  /** Proposal time, ms p50: from the cells and exhaustive. */
+  cells_ms_p50: number;
   exhaustive_ms_p50: number;
 }
 
@@ -75,7 +75,7 @@ export async function measureRecall(
   const out: Partial<Record<ModeName, RecallFigure>> = {};
   for (const mode of RECALL_MODES.filter((m) => options.modes.includes(m))) {
     const recalls: number[] = [];
-    const times = { tiered: [] as number[], exhaustive: [] as number[] };
+    const times = { cells: [] as number[], exhaustive: [] as number[] };
     for (const { spec, part } of measuredParts(catalog, vocabulary, options, mode)) {
       if (part.mode !== "text" && part.mode !== "hybrid") continue;
       const propose = async (exhaustiveText: boolean) => {
@@ -83,17 +83,17 @@ export async function measureRecall(
         const t0 = performance.now();
         const depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
         const found = await textCandidates(input, depth);
-        times[exhaustiveText ? "exhaustive" : "tiered"].push(performance.now() - t0);
+        times[exhaustiveText ? "exhaustive" : "cells"].push(performance.now() - t0);
         return found.slice(0, AT).map((c) => c.id);
       };
       const exact = await propose(true);
-      const tiered = new Set(await propose(false));
+      const walked = new Set(await propose(false));
       if (exact.length === 0) continue;
-      recalls.push(exact.filter((id) => tiered.has(id)).length / exact.length);
+      recalls.push(exact.filter((id) => walked.has(id)).length / exact.length);
     }
     out[mode] = {
       ...recallSummary(recalls),
-      tiered_ms_p50: round(median(times.tiered), 2),
+      cells_ms_p50: round(median(times.cells), 2),
       exhaustive_ms_p50: round(median(times.exhaustive), 2),
     };
   }

@@ -120,7 +120,7 @@ try {
     log,
   );
   await answerModel?.close();
-  log("recall of the tiered text proposals");
+  log("recall of the text proposals from the cells");
   const recall = await measureRecall(system.db, main.id, vocabulary, {
     seed: options.seed,
     records,

@@ -4,7 +4,7 @@ import { derivationSummary } from "./derivations.js";
 import { type CatalogIndex, profileCapabilities } from "./index-types.js";
 import type { LoadedCatalog } from "./load.js";
 import { processorSummary } from "./processors.js";
-import { rankGrammar } from "./rank.js";
+import { rankGrammar, textRankSchema } from "./rank.js";
 import { triggerSummary } from "./triggers.js";
 import { ref } from "./types.js";
 import { viewDiscoveryEntry } from "./views.js";
@@ -73,6 +73,7 @@ export function rankSchema(catalog: LoadedCatalog, layout: string) {
   const { index } = catalog;
   return {
     grammar: rankGrammar(),
+    text_rank: textRankSchema(),
     score_contract: SCORE_CONTRACT,
     defaults: { candidates: index.rank.candidates, formulas: index.rank.formulas },
     scores: scoreBindings(index),
@@ -83,6 +84,7 @@ export function rankSchema(catalog: LoadedCatalog, layout: string) {
         name,
         engine: def.engine,
         text_config: def.text_config,
+        text_rank: def.text_rank,
         embedding: def.embedding,
         capabilities: [...profileCapabilities(def)].sort(),
       })),

@@ -2,6 +2,7 @@
 // default formulas. One parser serves catalog files (errors through Def.fail) and search
 // requests (errors as {path, message}): it reports through a `where` callback that never returns.
 import type { Def } from "./def.js";
+import { BM25_LIMITS, DEFAULT_BM25, DEFAULT_TEXT_RANK, TEXT_RANK_KINDS } from "./types.js";
 
 export type SearchMode = "vector" | "text" | "hybrid" | "recent" | "structured";
 export const SEARCH_MODES: readonly SearchMode[] = ["vector", "text", "hybrid", "recent", "structured"];
@@ -54,7 +55,8 @@ const GRAMMAR = [
     op: "text_match",
     args: [],
     modes: ["text", "hybrid"],
-    meaning: "full-text rank, 0 upward, no fixed ceiling",
+    meaning:
+      "Okapi BM25 over the workspace's own statistics divided by the query's largest possible BM25, 0 to 1 (a profile with text_rank: ts_rank_cd: ts_rank_cd, 0 upward); see text_rank",
   },
   { op: "score", args: ["name"], meaning: "stored score by name; missing is 0" },
   { op: "age_hours", args: ["field"], fields: AGE_FIELDS, meaning: "hours since the timestamp; future is 0" },
@@ -313,5 +315,45 @@ export function rankGrammar(): Record<string, unknown> {
       allowed: ["score", "age_hours", "const", "sum", "max", "product", "normalize", "saturate", "decay"],
     },
     limits: { ...RANK_LIMITS },
+  };
+}
+
+/**
+ * The `text_rank` document of `GET /rank/schema`: what `text_match` computes under each kind a
+ * search profile's `text_rank` may name (CONVENTIONS.md "Relevance").
+ */
+export function textRankSchema(): Record<string, unknown> {
+  return {
+    description:
+      "What text_match computes; each search profile's text_rank (backend.profiles[].text_rank) picks the kind.",
+    kinds: [...TEXT_RANK_KINDS],
+    default: { ...DEFAULT_TEXT_RANK },
+    bm25: {
+      score:
+        "sum over the query's distinct terms t of idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)), divided by sum over the same terms of idf(t) * (k1 + 1)",
+      idf: "ln(1 + (N - df + 0.5) / (df + 0.5))",
+      terms: {
+        N: "the searchable records of the workspace in the profile's text configuration",
+        df: "how many of those records hold the term",
+        tf: "the term's occurrences in the record's search vector",
+        "|d|": "the record's lexeme occurrences (its search vector's length)",
+        avgdl: "the mean |d| over the same records",
+      },
+      parameters: {
+        k1: { default: DEFAULT_BM25.k1, ...BM25_LIMITS.k1, meaning: "term frequency saturation" },
+        b: { default: DEFAULT_BM25.b, ...BM25_LIMITS.b, meaning: "document length normalization" },
+      },
+      normalization:
+        "divided by sum idf(t) * (k1 + 1), the query's largest possible BM25, so that text_match lies in [0, 1]",
+      range: [0, 1],
+      phrase: "a quoted phrase is one term whose df is the number of records holding the phrase",
+      statistics:
+        "per workspace and text configuration, over its searchable records; no statistic crosses workspaces",
+    },
+    ts_rank_cd: {
+      score: "PostgreSQL ts_rank_cd (cover density) of the record's search vector against the query",
+      range: [0, null],
+    },
+    ties: "equal rank_score: newest seq first",
   };
 }

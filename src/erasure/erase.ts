@@ -9,7 +9,7 @@ import { forgetErased } from "../artifacts/index.js";
 import { holdOffDerivations } from "../derivations/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
-import { appendSystemRecord, lockSeq } from "../records/index.js";
+import { appendSystemRecord, countSearchable, lockSeq, uncountSearchable } from "../records/index.js";
 import { enqueue } from "../worker/queue.js";
 import { expandClosure } from "./closure.js";
 import { INDEX_DELETE_JOB } from "./index-delete.js";
@@ -70,6 +70,8 @@ function slotsOf(rows: Slot[]): Slot[] {
 async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget, maxRecords: number) {
   const seeds = await target.seeds(tx);
   const ids = await expandClosure(tx, workspaceId, seeds, maxRecords);
+  // Their share of the workspace's term statistics goes first (an enrichment of one commits first).
+  await uncountSearchable(tx, workspaceId, ids, { current: true, lock: true });
   const { rows } =
     ids.length > 0 ? await tx.query<Removed>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
   if (ids.length > 0) await tx.query(sql.DELETE_MARKS, [workspaceId, ids]);
@@ -97,8 +99,16 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
   if (slots.length > 0) {
     const dropped = await tx.query<Slot>(sql.DROP_HEADS, [workspaceId, JSON.stringify(slots)]);
     if (dropped.rows.length > 0) {
-      const restored = await tx.query(sql.RESTORE_HEADS, [workspaceId, JSON.stringify(dropped.rows)]);
+      const restored = await tx.query<{ record_id: string }>(sql.RESTORE_HEADS, [
+        workspaceId,
+        JSON.stringify(dropped.rows),
+      ]);
       headsRestored = restored.rowCount;
+      await countSearchable(
+        tx,
+        workspaceId,
+        restored.rows.map((row) => row.record_id),
+      );
     }
   }
   await forgetEnrichment(tx, workspaceId, { ids, createdAt: rows.map((row) => row.created_at) });

@@ -62,7 +62,10 @@ export const DROP_HEADS = `
     AND NOT EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = $1 AND r.id = h.record_id)
   RETURNING h.entity, h.collection, h.key, h.status`;
 
-/** The newest remaining row of each slot becomes its head again (a slot with none has no head). */
+/**
+ * The newest remaining row of each slot becomes its head again (a slot with none has no head);
+ * returns the records restored.
+ */
 export const RESTORE_HEADS = `
   INSERT INTO heads (workspace_id, entity, collection, key, status, record_id, seq, tombstone)
   SELECT $1, s.entity, s.collection, s.key, s.status, r.id, r.seq, r.tombstone
@@ -71,7 +74,8 @@ export const RESTORE_HEADS = `
     SELECT id, seq, tombstone FROM records r
     WHERE r.workspace_id = $1 AND r.entity = s.entity AND r.collection = s.collection AND r.key = s.key
       AND r.status = s.status
-    ORDER BY r.seq DESC LIMIT 1) r`;
+    ORDER BY r.seq DESC LIMIT 1) r
+  RETURNING record_id`;
 
 /** A uuid anywhere in a text (the ids a run's audit or an error message holds). */
 const UUID_RE = "'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'";

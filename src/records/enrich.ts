@@ -15,6 +15,7 @@ import { ENRICH_JOB } from "./insert.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { type ReadyRecord, recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
+import { countSearchable } from "./text-stats.js";
 
 export interface EnrichOptions {
   /** The models of a catalog (cached by the caller). */
@@ -199,6 +200,11 @@ export async function writeResults(
     [write.workspaceId, JSON.stringify(updates), updates.map((u) => u.id)],
   );
   if (write.readiness) {
+    await countSearchable(
+      tx,
+      write.workspaceId,
+      applied.filter((row) => row.ready).map((row) => row.id),
+    );
     await recordsReady(tx, {
       workspaceId: write.workspaceId,
       catalog,

@@ -18,5 +18,6 @@ export {
 export { onRecordsReady, type ReadyHook, type ReadyRecord } from "./ready-hooks.js";
 export { appendSystemRecord } from "./reindex.js";
 export { type DeltaScope, delta, moveCursor, scopeHash } from "./replay.js";
+export { buildTextStats, countSearchable, TOTALS_LEXEME, uncountSearchable } from "./text-stats.js";
 export { isUuid, SYSTEM_COLLECTION } from "./validate.js";
 export { type WriteResult, writeRecords, writeRows } from "./write.js";

@@ -9,6 +9,7 @@ import { enqueue } from "../worker/queue.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
+import { countSearchable, uncountSearchable } from "./text-stats.js";
 import type { ValidRow } from "./validate.js";
 
 /** Worker job kind that runs a batch's required processors (executed by the worker). */
@@ -125,8 +126,22 @@ export async function insertRecords(
       seq: row.seq,
       tombstone: row.tombstone,
     }));
-    await tx.query(sql.UPSERT_HEADS, [workspaceId, JSON.stringify(headRows)]);
+    const headsJson = JSON.stringify(headRows);
+    // The heads moved off leave the term statistics, read once the move waited for any count of them.
+    const superseded = await tx.query<{ record_id: string }>(sql.HEADS_BEFORE, [workspaceId, headsJson]);
+    await tx.query(sql.UPSERT_HEADS, [workspaceId, headsJson]);
+    await uncountSearchable(
+      tx,
+      workspaceId,
+      superseded.rows.map((row) => row.record_id),
+      { current: false },
+    );
   }
+  await countSearchable(
+    tx,
+    workspaceId,
+    inserts.filter((row) => row.ready && !row.tombstone).map((row) => row.id),
+  );
   const unready = inserts.filter((row) => !row.ready).map((row) => row.id);
   const enrichJobId =
     unready.length === 0

@@ -11,6 +11,7 @@ import type { JobContext, JobHandler } from "../worker/runner.js";
 import type { Workspace } from "../workspaces/index.js";
 import { searchDocument, textConfig } from "./projection.js";
 import * as sql from "./sql.js";
+import { countSearchable, uncountSearchable } from "./text-stats.js";
 import { SYSTEM_COLLECTION } from "./validate.js";
 
 export const REINDEX_JOB = "reindex";
@@ -117,11 +118,12 @@ export const reindexHandler: JobHandler = async (job: Job, ctx: JobContext) => {
   await ctx.db.transaction(async (tx) => {
     await fence(tx, job, ctx.owner);
     if (updates.length > 0) {
-      await tx.query(sql.APPLY_SEARCH_TEXT, [
-        job.workspace_id,
-        JSON.stringify(updates),
-        updates.map((u) => u.id),
-      ]);
+      const ids = updates.map((u) => u.id);
+      // The seq lock keeps writes from moving these records' heads between uncount and count.
+      await tx.query(sql.LOCK_SEQ, [job.workspace_id]);
+      await uncountSearchable(tx, job.workspace_id, ids, { current: true });
+      await tx.query(sql.APPLY_SEARCH_TEXT, [job.workspace_id, JSON.stringify(updates), ids]);
+      await countSearchable(tx, job.workspace_id, ids);
     }
     await succeed(tx, job, ctx.owner);
   });

@@ -20,24 +20,32 @@ export const FIND_PARENTS = "SELECT id, depth FROM records WHERE workspace_id = 
 export const INSERT_RECORDS = `
   INSERT INTO records (workspace_id, id, seq, collection, collection_version, collection_hash, entity, type,
     key, status, ready, tombstone, text, content, scores, annotations, citations, derived_from, depth, run_id,
-    dedupe_key, payload_hash, occurred_at, search_text)
+    dedupe_key, payload_hash, occurred_at, search_text, search_length, search_config)
   SELECT $1, r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.entity, r.type,
     r.key, r.status, r.ready, r.tombstone, r.text, r.content, r.scores, r.annotations,
     ARRAY(SELECT jsonb_array_elements_text(r.citations)::uuid),
     ARRAY(SELECT jsonb_array_elements_text(r.derived_from)::uuid), r.depth, r.run_id, r.dedupe_key,
-    r.payload_hash, COALESCE(r.occurred_at, now()),
-    CASE WHEN r.ready THEN to_tsvector(r.config::regconfig, r.document) END
+    r.payload_hash, COALESCE(r.occurred_at, now()), v.search_text, engram_text_length(v.search_text),
+    CASE WHEN r.ready THEN r.config END
   FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, seq bigint, collection text, collection_version integer,
     collection_hash text, entity text, type text, key text, status text, ready boolean, tombstone boolean,
     text text, content jsonb, scores jsonb, annotations jsonb, citations jsonb, derived_from jsonb, depth integer,
-    run_id uuid, dedupe_key text, payload_hash text, occurred_at timestamptz, config text, document text)`;
+    run_id uuid, dedupe_key text, payload_hash text, occurred_at timestamptz, config text, document text),
+    LATERAL (SELECT CASE WHEN r.ready THEN to_tsvector(r.config::regconfig, r.document) END AS search_text) v`;
+
+const NEW_HEADS = `jsonb_to_recordset($2::jsonb) AS h(entity text, collection text, key text, status text,
+    record_id uuid, seq bigint, tombstone boolean)`;
+
+/** The records heading the slots a batch is about to move ($2: UPSERT_HEADS's rows). */
+export const HEADS_BEFORE = `
+  SELECT o.record_id FROM heads o JOIN ${NEW_HEADS}
+    ON o.entity = h.entity AND o.collection = h.collection AND o.key = h.key AND o.status = h.status
+  WHERE o.workspace_id = $1 AND o.seq < h.seq`;
 
 /** Moves each slot's head forward; an older seq never replaces a newer head. */
 export const UPSERT_HEADS = `
   INSERT INTO heads (workspace_id, entity, collection, key, status, record_id, seq, tombstone)
-  SELECT $1, h.entity, h.collection, h.key, h.status, h.record_id, h.seq, h.tombstone
-  FROM jsonb_to_recordset($2::jsonb) AS h(entity text, collection text, key text, status text,
-    record_id uuid, seq bigint, tombstone boolean)
+  SELECT $1, h.entity, h.collection, h.key, h.status, h.record_id, h.seq, h.tombstone FROM ${NEW_HEADS}
   ON CONFLICT (workspace_id, entity, collection, key, status) DO UPDATE
     SET record_id = excluded.record_id, seq = excluded.seq, tombstone = excluded.tombstone
     WHERE heads.seq < excluded.seq`;
@@ -188,8 +196,10 @@ export const APPLY_ENRICHMENT = `
     scores = u.scores || records.scores,
     annotations = u.annotations || records.annotations,
     ready = u.ready,
-    search_text = CASE WHEN u.ready THEN u.search_text ELSE records.search_text END
-  FROM (SELECT x.id, x.scores, x.annotations, x.ready,
+    search_text = CASE WHEN u.ready THEN u.search_text ELSE records.search_text END,
+    search_length = CASE WHEN u.ready THEN engram_text_length(u.search_text) ELSE records.search_length END,
+    search_config = CASE WHEN u.ready THEN u.config ELSE records.search_config END
+  FROM (SELECT x.id, x.scores, x.annotations, x.ready, x.config,
           CASE WHEN x.ready THEN to_tsvector(x.config::regconfig, x.document) END AS search_text
         FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, scores jsonb, annotations jsonb, ready boolean, config text, document text)) AS u
   WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id AND NOT records.ready
@@ -254,8 +264,9 @@ export const REINDEX_ROWS = `
 
 /** Rebuilds the full-text vectors of ready rows; the records themselves are not rewritten. */
 export const APPLY_SEARCH_TEXT = `
-  UPDATE records SET search_text = u.search_text
-  FROM (SELECT x.id, to_tsvector(x.config::regconfig, x.document) AS search_text
+  UPDATE records SET search_text = u.search_text, search_length = engram_text_length(u.search_text),
+    search_config = u.config
+  FROM (SELECT x.id, x.config, to_tsvector(x.config::regconfig, x.document) AS search_text
         FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, config text, document text)) AS u
   WHERE records.workspace_id = $1 AND records.id = ANY($3::uuid[]) AND records.id = u.id`;
 

@@ -4,6 +4,7 @@ import type { SearchPart } from "../catalog/search-spec.js";
 import type { CollectionDef } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { spaceReads, vectorLiteral } from "../records/index.js";
+import { lexemeQuery, type TextRanker, textMatchSql, textRanker } from "./bm25.js";
 import { fieldValueSql } from "./field-sql.js";
 import { firstListDepth, interleave, interleaveByNeed } from "./interleave.js";
 import {
@@ -18,7 +19,7 @@ import {
   textTerms,
   tsQuerySql,
 } from "./sql.js";
-import { termLexemes, tieredTextCandidates, wordsByRarity } from "./text-tiers.js";
+import { walkTextCandidates } from "./text-walk.js";
 import type { Candidate } from "./types.js";
 
 /** A candidate list of a proposal (explain's proposed_by). */
@@ -91,8 +92,10 @@ export interface ProposeInput {
   part: SearchPart;
   q: string | undefined;
   query: QueryVector | undefined;
-  /** Score every text match (src/search/text-tiers.ts says when the tiers do not). */
+  /** Score every text match (src/search/text-walk.ts says when the cells do not). */
   exhaustiveText: boolean;
+  /** The query's text rank (textRanker), when already read; else each text statement reads it. */
+  ranker?: TextRanker;
   /** The rank reads age_hours(last_accessed): candidates carry it (else null). */
   lastAccessed?: boolean;
   /**
@@ -102,9 +105,27 @@ export interface ProposeInput {
   explain?: boolean;
 }
 
-function textConfig(input: ProposeInput): string {
-  return input.catalog.index.searchProfiles.get(input.part.profile)?.def.text_config ?? "english";
+function profileOf(input: ProposeInput) {
+  return input.catalog.index.searchProfiles.get(input.part.profile)?.def;
 }
+
+function textConfig(input: ProposeInput): string {
+  return profileOf(input)?.text_config ?? "english";
+}
+
+/** The search part's text rank, read once per search (propose). */
+async function rankerOf(input: ProposeInput): Promise<TextRanker> {
+  return (
+    input.ranker ??
+    textRanker(input.db, input.workspaceId, input.catalog, profileOf(input), textTerms(input.q ?? ""))
+  );
+}
+
+/**
+ * A term whose records number at most this many times the pool is rare: every record holding it
+ * is read outright, so it adds nothing to the bound on the records left out (text-walk.ts).
+ */
+const RARE_POOL_SHARE = 10;
 
 /** The statement's workspace parameter where candidates read last_accessed (candidateColumns). */
 function accessOf(input: ProposeInput, params: Params): string | undefined {
@@ -117,7 +138,7 @@ function entityRecords(params: Params, workspaceId: string, entities: string[]):
     AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`;
 }
 
-/** Text proposals, best ts_rank_cd first (also the bench's recall measure, bench/recall.ts). */
+/** Text proposals, best text_match first (also the bench's recall measure, bench/recall.ts). */
 export async function textCandidates(
   input: ProposeInput,
   limit: number,
@@ -128,57 +149,71 @@ export async function textCandidates(
   const terms = textTerms(q);
   // No wanted term (only exclusions, or none): tsQuerySql has no query and nothing matches.
   if (!terms.some((term) => !term.negate)) return [];
-  // The parameters, tsquery and filters of one statement (the tiers issue one per round).
+  const ranker = await rankerOf(input);
+  // The parameters, tsquery and filters of one statement (the walk issues a few).
   const base = () => {
     const params = new Params();
     const tsq = tsQuerySql(params, config, q) as string;
     const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-    return { params, tsq, where, columns: missingSignalsSql(input, params, missing) };
+    return { params, tsq, where, columns: missingSignalsSql(input, params, missing, ranker) };
   };
-  // One entity's matches are few and its rows are read through the entity index; the tiers
-  // are workspace-wide, so they serve searches not scoped by entity.
-  const lexemes =
-    !input.exhaustiveText && !input.part.scope.entities
-      ? await termLexemes(input.db, input.workspaceId, config, terms)
-      : undefined;
-  const words = lexemes && wordsByRarity(lexemes, limit);
-  if (words && words.common.length > 0) {
-    const tiered = await tieredTextCandidates({
+  const entities = input.part.scope.entities;
+  // One entity's matches are few and its rows are read through the entity index; the cells are
+  // workspace-wide, so they serve searches not scoped by entity, ranked by BM25.
+  const rare = (df: number) => df <= RARE_POOL_SHARE * limit;
+  const bm25 = ranker.kind === "bm25" ? ranker : undefined;
+  const common = bm25?.terms.filter((t) => t.lexeme !== undefined && !rare(t.df)) ?? [];
+  const walkable =
+    bm25 !== undefined &&
+    !input.exhaustiveText &&
+    !entities &&
+    common.length > 0 &&
+    bm25.terms.every((t) => t.phrase === undefined || rare(t.df));
+  if (walkable) {
+    const rareTerms = bm25.terms.filter((t) => !common.includes(t));
+    return walkTextCandidates({
       db: input.db,
       select: (params) => candidateColumns(accessOf(input, params)),
       workspaceId: input.workspaceId,
-      words,
-      exclusions: terms.some((term) => term.negate),
+      rank: bm25,
+      common: common.map((t) => ({ lexeme: t.lexeme as string, idf: t.idf })),
+      rare:
+        rareTerms.length > 0
+          ? rareTerms
+              .map((t) => (t.phrase ? `(${t.phrase.query})` : lexemeQuery(t.lexeme as string)))
+              .join(" | ")
+          : undefined,
+      // A cell's record holds a wanted lexeme, so it matches unless a term excludes it or needs
+      // more lexemes than that one.
+      check: terms.some((term) => term.negate) || bm25.compound,
       limit,
       exact: input.part.k,
       base,
     });
-    if (tiered) return tiered;
   }
   const { params, tsq, where, columns } = base();
-  const entities = input.part.scope.entities;
   // The planner cannot see the tsquery (the statement builds it), so it guesses every word
   // rare. Each read is fenced (OFFSET 0) to the index that suits it: an entity's records through
   // the entity index (ANDing in the full-text bitmap of a common word read 40k entries for an
-  // entity's 15 records: 0.2 -> 4.3 ms); every word rare (by the statistics of all workspaces, so
-  // its matches are few everywhere) through the full-text index alone (ANDing in the bitmap of
-  // the workspace's every record cost half the statement at 100k records). The matches of common
+  // entity's 15 records: 0.2 -> 4.3 ms); every term rare (by the workspace's statistics, so
+  // its matches are few) through the full-text index alone (ANDing in the bitmap of the
+  // workspace's every record cost half the statement at 100k records). The matches of common
   // words are left to the planner: ANDing in a filter's bitmap spares heap reads of most of them.
-  const everyWordRare = words !== undefined && words.common.length === 0;
+  const everyTermRare = bm25?.terms.every((t) => rare(t.df)) === true;
   const matches = entities
     ? entityRecords(params, input.workspaceId, entities)
-    : everyWordRare
+    : everyTermRare
       ? textMatches(routeFilter(input.db, params, input.workspaceId, "t"))
       : "records r";
   return run(
     input.db,
-    `SELECT ${candidateColumns(accessOf(input, params))}, ts_rank_cd(r.search_text, q.tsq) AS text_match${columns}
+    `SELECT ${candidateColumns(accessOf(input, params))}, ${textMatchSql(params, ranker, "q.tsq")} AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q, ${matches}
      WHERE ${where} AND r.search_text @@ q.tsq
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
     params,
     // A fenced read's plan is its index's, whatever the values (bench/notes/pglite.md).
-    entities !== undefined || everyWordRare,
+    entities !== undefined || everyTermRare,
   );
 }
 
@@ -191,7 +226,12 @@ export async function vectorCandidates(
   if (!input.query) return [];
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const columns = missingSignalsSql(input, params, missing);
+  const columns = missingSignalsSql(
+    input,
+    params,
+    missing,
+    missing.text_match ? await rankerOf(input) : undefined,
+  );
   // An entity-scoped search reads few rows: an exact scan over them is faster than an HNSW walk
   // that must pass many other entities' neighbours (and may stop at hnsw.max_scan_tuples before
   // finding them all), so only searches not scoped by entity use the index (a space too wide
@@ -252,7 +292,12 @@ async function recentCandidates(
 ): Promise<Candidate[]> {
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const columns = missingSignalsSql(input, params, missing);
+  const columns = missingSignalsSql(
+    input,
+    params,
+    missing,
+    missing.text_match ? await rankerOf(input) : undefined,
+  );
   return run(
     input.db,
     `SELECT ${candidateColumns(accessOf(input, params))}${columns} FROM records r WHERE ${where}
@@ -291,11 +336,16 @@ interface Missing {
  * the record has no embedding in the query's space) and text_match (0 when it does not match).
  * Computed inside the proposal, for its rows only, instead of in a statement after the merge.
  */
-function missingSignalsSql(input: ProposeInput, params: Params, missing: Missing): string {
+function missingSignalsSql(
+  input: ProposeInput,
+  params: Params,
+  missing: Missing,
+  ranker: TextRanker | undefined,
+): string {
   const columns: string[] = [];
-  if (missing.text_match) {
+  if (missing.text_match && ranker) {
     const tsq = tsQuerySql(params, textConfig(input), input.q ?? "") ?? "''::tsquery";
-    columns.push(`(SELECT CASE WHEN r.search_text @@ x.tsq THEN ts_rank_cd(r.search_text, x.tsq) ELSE 0 END
+    columns.push(`(SELECT CASE WHEN r.search_text @@ x.tsq THEN ${textMatchSql(params, ranker, "x.tsq")} ELSE 0 END
       FROM (SELECT ${tsq} AS tsq) x) AS text_match`);
   }
   if (missing.similarity) {
@@ -348,8 +398,8 @@ async function entityHybridCandidates(
   // No wanted term (only exclusions, or none): the text list is empty and text_match is 0.
   const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
   const textMatch = tsq
-    ? "CASE WHEN r.search_text @@ q.tsq THEN ts_rank_cd(r.search_text, q.tsq) END"
-    : "NULL::real";
+    ? `CASE WHEN r.search_text @@ q.tsq THEN ${textMatchSql(params, await rankerOf(input), "q.tsq")} END`
+    : "NULL::float8";
   const vector = input.query
     ? {
         join: embeddingJoin(params, input.workspaceId, input.query, "LEFT JOIN"),
@@ -391,8 +441,11 @@ async function entityHybridCandidates(
   return interleave([list(0), list(1), list(2)], limit, offered).out;
 }
 
-export async function propose(input: ProposeInput): Promise<Proposal> {
-  const limit = input.part.params.candidates;
+export async function propose(proposal: ProposeInput): Promise<Proposal> {
+  const limit = proposal.part.params.candidates;
+  // The text rank's statistics are read once for every list of the search.
+  const ranksText = proposal.part.mode === "text" || proposal.part.mode === "hybrid";
+  const input = ranksText ? { ...proposal, ranker: await rankerOf(proposal) } : proposal;
   let candidates: Candidate[];
   const offered = input.explain && input.part.mode === "hybrid" ? new Map<string, number[]>() : undefined;
   switch (input.part.mode) {

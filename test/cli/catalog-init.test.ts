@@ -75,6 +75,7 @@ describe("engram catalog init DIR", () => {
     expect(index.searchProfiles.get("main")?.def).toMatchObject({
       embedding: "embed",
       text_config: "english",
+      text_rank: { kind: "bm25", k1: 1.2, b: 0.75 },
     });
     const models = index.models.def;
     expect(models.aliases.embed).toMatchObject({ kind: "embedding", provider: "local" });

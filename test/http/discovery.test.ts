@@ -178,6 +178,78 @@ describe("the example package and discovery", () => {
     expect(schema.backend.layout).toMatch(/^(pglite|postgres|citus)\/(hnsw|exact)$/);
   });
 
+  it("GET /rank/schema shows each profile's text_rank and documents BM25", async () => {
+    const schema = await get("/rank/schema");
+    expect(schema.backend.profiles).toEqual([
+      {
+        name: "support",
+        engine: "postgres",
+        text_config: "english",
+        text_rank: { kind: "bm25", k1: 1.2, b: 0.75 },
+        embedding: "embed",
+        capabilities: ["recent", "structured", "text", "vector"],
+      },
+    ]);
+    const textMatch = schema.grammar.operators.find((o: any) => o.operator === "text_match");
+    expect(textMatch.meaning).toMatch(/BM25.*0 to 1.*ts_rank_cd, 0 upward/);
+    expect(schema.text_rank).toMatchObject({
+      kinds: ["bm25", "ts_rank_cd"],
+      default: { kind: "bm25", k1: 1.2, b: 0.75 },
+      bm25: {
+        idf: "ln(1 + (N - df + 0.5) / (df + 0.5))",
+        parameters: { k1: { default: 1.2, min: 0, max: 10 }, b: { default: 0.75, min: 0, max: 1 } },
+        range: [0, 1],
+      },
+      ts_rank_cd: { range: [0, null] },
+    });
+    expect(schema.text_rank.bm25.normalization).toContain("sum idf(t) * (k1 + 1)");
+    expect(schema.text_rank.bm25.terms).toHaveProperty("avgdl");
+    expect(schema.text_rank.bm25.phrase).toMatch(/quoted phrase is one term/);
+    expect(schema.text_rank.bm25.statistics).toMatch(/per workspace and text configuration/);
+    expect(schema.text_rank.ties).toMatch(/newest seq first/);
+  });
+
+  it("a profile's text_rank reaches GET /rank/schema and GET /catalog/definitions", async () => {
+    const other = await t.workspace("discovery-text-rank");
+    const publish = async (textRank: string) => {
+      const request = await exampleRequest();
+      request.files["search_profiles/support.yaml"] = (
+        request.files["search_profiles/support.yaml"] as string
+      ).replace("text_config: english", `text_config: english\n    text_rank: ${textRank}`);
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/catalog",
+        headers: other.headers,
+        payload: request,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const ranks = await t.app.inject({ url: "/rank/schema", headers: other.headers });
+      const definitions = await t.app.inject({ url: "/catalog/definitions", headers: other.headers });
+      return {
+        schema: ranks.json().backend.profiles[0].text_rank,
+        definition: definitions.json().definitions["search_profiles:support"].text_rank,
+      };
+    };
+    const bm25 = { kind: "bm25", k1: 0.9, b: 0.4 };
+    expect(await publish("{ kind: bm25, k1: 0.9, b: 0.4 }")).toEqual({ schema: bm25, definition: bm25 });
+    const tsRankCd = { kind: "ts_rank_cd" };
+    expect(await publish("ts_rank_cd")).toEqual({ schema: tsRankCd, definition: tsRankCd });
+  });
+
+  it("refuses a bad text_rank at its path", async () => {
+    const request = await exampleRequest();
+    request.files["search_profiles/support.yaml"] = (
+      request.files["search_profiles/support.yaml"] as string
+    ).replace("text_config: english", "text_config: english\n    text_rank: { kind: bm25, b: 2 }");
+    const res = await t.app.inject({ method: "POST", url: "/catalog", headers, payload: request });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({
+      code: "definition_invalid",
+      file: "search_profiles/support.yaml",
+      path: "search_profiles.0.text_rank.b",
+    });
+  });
+
   it("a second version adding an optional property publishes in place", async () => {
     const request = await exampleRequest();
     request.files["collections/support.yaml"] = (request.files["collections/support.yaml"] as string).replace(

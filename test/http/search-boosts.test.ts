@@ -88,11 +88,21 @@ describe("rerank and graph_boost", () => {
       content: { subject, object, predicate: "partner" },
     });
     const records = [
-      // Many "invoice"s: a high text_match but only half of the query's words.
-      event("globex", "invoice invoice invoice invoice invoice invoice"),
-      event("acme", "invoice overdue reminder"),
-      event("initech", "second invoice overdue notice"),
-      event("umbrella", "overdue invoice question"),
+      // Many "overdue"s in a short text: the highest text_match but only half of the query's
+      // words (the others hold both, in long texts, which BM25 weighs less per word).
+      event("globex", "overdue overdue overdue overdue overdue overdue overdue overdue overdue overdue"),
+      event(
+        "acme",
+        "invoice overdue reminder from billing about the march account statement totals fees and late charges",
+      ),
+      event(
+        "initech",
+        "second invoice overdue notice sent by the accounting office to the finance team lead for approval today",
+      ),
+      event(
+        "umbrella",
+        "overdue invoice question raised during the quarterly review call with their procurement staff and auditors",
+      ),
       event("hooli", "invoice sent"),
       edge("acme", "globex"),
       edge("globex", "initech"),

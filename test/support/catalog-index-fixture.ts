@@ -3,12 +3,13 @@ import { Def } from "../../src/catalog/def.js";
 import { DefinitionError } from "../../src/catalog/definition-error.js";
 import type { CatalogIndex } from "../../src/catalog/index-types.js";
 import { DEFAULT_RANK_CONF } from "../../src/catalog/rank.js";
-import type {
-  CollectionDef,
-  Entry,
-  FieldDecl,
-  SearchProfileDef,
-  ValueType,
+import {
+  type CollectionDef,
+  DEFAULT_TEXT_RANK,
+  type Entry,
+  type FieldDecl,
+  type SearchProfileDef,
+  type ValueType,
 } from "../../src/catalog/types.js";
 import type { ViewDef } from "../../src/catalog/views.js";
 import { AppError, type FieldError } from "../../src/platform/errors.js";
@@ -102,8 +103,20 @@ export function buildIndex(
   ];
   mutate({ collections, views });
   const profiles: SearchProfileDef[] = [
-    { name: "main", engine: "postgres", embedding: "embed", text_config: "english" },
-    { name: "cold", engine: "postgres", embedding: null, text_config: "english" },
+    {
+      name: "main",
+      engine: "postgres",
+      embedding: "embed",
+      text_config: "english",
+      text_rank: DEFAULT_TEXT_RANK,
+    },
+    {
+      name: "cold",
+      engine: "postgres",
+      embedding: null,
+      text_config: "english",
+      text_rank: DEFAULT_TEXT_RANK,
+    },
   ];
   return {
     manifest: entry({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/load.js";
+import { DEFAULT_TEXT_RANK } from "../../src/catalog/types.js";
 import {
   COLLECTIONS_YAML,
   MINIMAL_PACKAGE,
@@ -115,6 +116,7 @@ describe("search profiles", () => {
       engine: "postgres",
       embedding: null,
       text_config: "english",
+      text_rank: { kind: "bm25", k1: 1.2, b: 0.75 },
     });
   });
 
@@ -143,6 +145,126 @@ describe("search profiles", () => {
       file: "search_profiles/main.yaml",
       path,
     });
+  });
+});
+
+describe("search profile text_rank", () => {
+  /** The minimal catalog with profile main's text_rank line(s) after text_config. */
+  const withTextRank = (line: string) =>
+    minimalFiles({
+      "search_profiles/main.yaml": PROFILES_YAML.replace(
+        "text_config: english",
+        `text_config: english\n    ${line}`,
+      ),
+    });
+  const textRank = (line: string) =>
+    loadCatalog(withTextRank(line), MINIMAL_PACKAGE).index.searchProfiles.get("main")?.def.text_rank;
+
+  it("defaults to BM25 with k1 1.2 and b 0.75", () => {
+    const loaded = loadCatalog(minimalFiles(), MINIMAL_PACKAGE);
+    expect(loaded.index.searchProfiles.get("main")?.def.text_rank).toEqual({
+      kind: "bm25",
+      k1: 1.2,
+      b: 0.75,
+    });
+    expect(DEFAULT_TEXT_RANK).toEqual({ kind: "bm25", k1: 1.2, b: 0.75 });
+  });
+
+  it.each([
+    ["the string ts_rank_cd", "text_rank: ts_rank_cd", { kind: "ts_rank_cd" }],
+    ["the string bm25 (defaults)", "text_rank: bm25", { kind: "bm25", k1: 1.2, b: 0.75 }],
+    ["a bm25 mapping without parameters", "text_rank: { kind: bm25 }", { kind: "bm25", k1: 1.2, b: 0.75 }],
+    [
+      "a bm25 mapping with k1 and b",
+      "text_rank: { kind: bm25, k1: 0.9, b: 0.4 }",
+      { kind: "bm25", k1: 0.9, b: 0.4 },
+    ],
+    ["a bm25 mapping with k1 only", "text_rank: { kind: bm25, k1: 2 }", { kind: "bm25", k1: 2, b: 0.75 }],
+    ["a bm25 mapping with b only", "text_rank: { kind: bm25, b: 1 }", { kind: "bm25", k1: 1.2, b: 1 }],
+    ["the bounds k1 0 and b 0", "text_rank: { kind: bm25, k1: 0, b: 0 }", { kind: "bm25", k1: 0, b: 0 }],
+    ["the bound k1 10", "text_rank: { kind: bm25, k1: 10 }", { kind: "bm25", k1: 10, b: 0.75 }],
+    ["a ts_rank_cd mapping", "text_rank: { kind: ts_rank_cd }", { kind: "ts_rank_cd" }],
+    ["a block mapping", "text_rank:\n      kind: bm25\n      k1: 1.5", { kind: "bm25", k1: 1.5, b: 0.75 }],
+  ])("accepts %s", (_name, line, expected) => {
+    expect(textRank(line)).toEqual(expected);
+  });
+
+  it("changes the profile's definition hash with its text_rank", () => {
+    const hash = (files: Record<string, string>) =>
+      loadCatalog(files, MINIMAL_PACKAGE).hashes["search_profiles:main"];
+    expect(hash(withTextRank("text_rank: bm25"))).toBe(hash(minimalFiles()));
+    expect(hash(withTextRank("text_rank: ts_rank_cd"))).not.toBe(hash(minimalFiles()));
+    expect(hash(withTextRank("text_rank: { kind: bm25, k1: 2 }"))).not.toBe(hash(minimalFiles()));
+  });
+
+  it.each([
+    [
+      "an unknown kind string",
+      "text_rank: tfidf",
+      "search_profiles.0.text_rank",
+      /expected one of bm25, ts_rank_cd/,
+    ],
+    [
+      "an upper-case kind",
+      "text_rank: BM25",
+      "search_profiles.0.text_rank",
+      /expected one of bm25, ts_rank_cd/,
+    ],
+    ["null", "text_rank: null", "search_profiles.0.text_rank", /expected bm25, ts_rank_cd or a mapping/],
+    ["a number", "text_rank: 1.2", "search_profiles.0.text_rank", /expected bm25, ts_rank_cd or a mapping/],
+    ["a list", "text_rank: [bm25]", "search_profiles.0.text_rank", /expected bm25, ts_rank_cd or a mapping/],
+    ["a mapping without kind", "text_rank: { k1: 1.2 }", "search_profiles.0.text_rank.kind", /is required/],
+    [
+      "a mapping with an unknown kind",
+      "text_rank: { kind: okapi }",
+      "search_profiles.0.text_rank.kind",
+      /expected one of/,
+    ],
+    [
+      "an unknown key",
+      "text_rank: { kind: bm25, k3: 8 }",
+      "search_profiles.0.text_rank.k3",
+      /unknown field "k3"/,
+    ],
+    ["a negative k1", "text_rank: { kind: bm25, k1: -0.1 }", "search_profiles.0.text_rank.k1", /at least 0/],
+    ["a k1 above 10", "text_rank: { kind: bm25, k1: 10.5 }", "search_profiles.0.text_rank.k1", /at most 10/],
+    [
+      "an infinite k1",
+      "text_rank: { kind: bm25, k1: .inf }",
+      "search_profiles.0.text_rank.k1",
+      /finite number/,
+    ],
+    ["a NaN k1", "text_rank: { kind: bm25, k1: .nan }", "search_profiles.0.text_rank.k1", /finite number/],
+    [
+      "a string k1",
+      'text_rank: { kind: bm25, k1: "1.2" }',
+      "search_profiles.0.text_rank.k1",
+      /expected a number/,
+    ],
+    ["a null b", "text_rank: { kind: bm25, b: null }", "search_profiles.0.text_rank.b", /expected a number/],
+    ["a negative b", "text_rank: { kind: bm25, b: -0.5 }", "search_profiles.0.text_rank.b", /at least 0/],
+    ["a b above 1", "text_rank: { kind: bm25, b: 1.5 }", "search_profiles.0.text_rank.b", /at most 1/],
+    [
+      "k1 under ts_rank_cd",
+      "text_rank: { kind: ts_rank_cd, k1: 1.2 }",
+      "search_profiles.0.text_rank.k1",
+      /bm25 only/,
+    ],
+    [
+      "b under ts_rank_cd",
+      "text_rank: { kind: ts_rank_cd, b: 0.75 }",
+      "search_profiles.0.text_rank.b",
+      /bm25 only/,
+    ],
+  ])("refuses %s", (_name, line, path, detail) => {
+    const r = refusal(withTextRank(line));
+    expect(r).toMatchObject({
+      status: 422,
+      code: "definition_invalid",
+      file: "search_profiles/main.yaml",
+      path,
+    });
+    expect(r.detail).toMatch(detail);
   });
 });
 

@@ -25,6 +25,7 @@ export const CITUS_PLACEMENT: Readonly<Record<string, "distributed" | "reference
   trigger_ticks: "distributed",
   artifact_snapshots: "distributed",
   artifact_uses: "distributed",
+  text_stats: "distributed",
 };
 
 /** True when the database has the citus extension: migrations then lay the schema out for it. */

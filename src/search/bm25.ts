@@ -1,0 +1,212 @@
+// text_match as Okapi BM25 over the workspace's own statistics (CONVENTIONS.md "Relevance"):
+// the query's terms (each lexeme of its words, each quoted phrase as one term) with their
+// document frequencies, and the SQL expression scoring a record, divided by the query's largest
+// possible BM25 so that it lies in [0, 1]. A profile with `text_rank: ts_rank_cd` keeps that rank.
+import type { InstalledCatalog } from "../catalog/index.js";
+import type { SearchProfileDef, TextRank } from "../catalog/types.js";
+import { DEFAULT_TEXT_RANK } from "../catalog/types.js";
+import type { Db } from "../platform/db/index.js";
+import { buildTextStats, TOTALS_LEXEME } from "../records/index.js";
+import type { Params, TextTerm } from "./sql.js";
+
+/** A phrase as its lexemes and their distances from the first (phraseto_tsquery's). */
+export interface Phrase {
+  /** The phrase's tsquery, as text. */
+  query: string;
+  lexemes: string[];
+  /** Position of each lexeme after the first one's; undefined when the query has other operators. */
+  offsets: number[] | undefined;
+}
+
+export interface Bm25Term {
+  lexeme?: string;
+  phrase?: Phrase;
+  /** Searchable records holding the term. */
+  df: number;
+  idf: number;
+}
+
+export interface Bm25Rank {
+  kind: "bm25";
+  k1: number;
+  b: number;
+  terms: Bm25Term[];
+  /** Searchable records of the workspace with the profile's text configuration, and their mean length. */
+  n: number;
+  avgdl: number;
+  /** The query's largest possible BM25: sum of idf * (k1 + 1). */
+  norm: number;
+  /** A word of the query is several lexemes (a record may hold one of them and not match it). */
+  compound: boolean;
+}
+
+export type TextRanker = Bm25Rank | { kind: "ts_rank_cd" };
+
+/** A lexeme as a tsquery operand, taken as it is (no normalization again). */
+export const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+
+/** idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)). */
+export const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+
+/** One term's BM25 weight in a record (the SQL expression computes the same). */
+export function termWeight(rank: Pick<Bm25Rank, "k1" | "b" | "avgdl">, tf: number, length: number): number {
+  return (tf * (rank.k1 + 1)) / (tf + rank.k1 * (1 - rank.b + (rank.b * length) / rank.avgdl));
+}
+
+const OPERAND = /'((?:[^'\\]|''|\\.)*)'|<(-|\d+)>|\s+/y;
+
+/**
+ * A phrase's tsquery text ('a' <-> 'b' <2> 'c') as lexemes and offsets; offsets undefined when
+ * it holds anything else (then a record holding the phrase counts it once).
+ */
+export function parsePhrase(query: string): Phrase {
+  const lexemes: string[] = [];
+  const offsets: number[] = [];
+  let distance = 0;
+  let position = 0;
+  let parsed = true;
+  OPERAND.lastIndex = 0;
+  while (OPERAND.lastIndex < query.length) {
+    const match = OPERAND.exec(query);
+    if (!match) {
+      parsed = false;
+      break;
+    }
+    if (match[1] !== undefined) {
+      position += lexemes.length === 0 ? 0 : distance;
+      lexemes.push(match[1].replace(/''/g, "'").replace(/\\(.)/g, "$1"));
+      offsets.push(position);
+      distance = 0;
+    } else if (match[2] !== undefined) distance = match[2] === "-" ? 1 : Number(match[2]);
+  }
+  return { query, lexemes, offsets: parsed && lexemes.length > 0 ? offsets : undefined };
+}
+
+interface TermsRow {
+  terms: { phrase: boolean; lexemes: string[] | null; query: string | null }[] | null;
+  stats: Record<string, number | string> | null;
+  built: boolean | null;
+}
+
+/** Each wanted term's lexemes (or phrase query), and the statistics of those lexemes. */
+const TERMS_AND_STATS = `
+  WITH terms AS (
+    SELECT x.n, x.phrase,
+      CASE WHEN NOT x.phrase THEN ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($2::regconfig, x.text)) AS u) END AS lexemes,
+      CASE WHEN x.phrase THEN phraseto_tsquery($2::regconfig, x.text)::text END AS query
+    FROM unnest($3::text[], $4::boolean[]) WITH ORDINALITY AS x(text, phrase, n))
+  SELECT (SELECT json_agg(json_build_object('phrase', t.phrase, 'lexemes', t.lexemes, 'query', t.query) ORDER BY t.n)
+      FROM terms t) AS terms,
+    (SELECT json_object_agg(s.lexeme, s.docs::text || ':' || s.occurrences::text) FROM text_stats s
+      WHERE s.workspace_id = $1 AND s.config = $2::text
+        AND s.lexeme IN (SELECT '${TOTALS_LEXEME}' UNION ALL SELECT unnest(t.lexemes) FROM terms t)) AS stats,
+    (SELECT c.text_stats_built FROM workspace_counters c WHERE c.workspace_id = $1) AS built`;
+
+/** Searchable records holding a phrase (the statistics' population: text-stats.ts). */
+const PHRASE_DF = `
+  SELECT count(*)::int AS n FROM records r
+  WHERE r.workspace_id = $1 AND r.search_config = $2::text AND r.search_text @@ $3::tsquery
+    AND r.ready AND NOT r.tombstone
+    AND (r.key IS NULL OR (SELECT h.record_id FROM heads h WHERE h.workspace_id = $1 AND h.entity = r.entity
+      AND h.collection = r.collection AND h.key = r.key AND h.status = r.status) = r.id)`;
+
+/** The ranker of a text query under a search profile (none for a query without wanted terms). */
+export async function textRanker(
+  db: Db,
+  workspaceId: string,
+  catalog: InstalledCatalog,
+  profile: SearchProfileDef | undefined,
+  terms: TextTerm[],
+): Promise<TextRanker> {
+  const rank: TextRank = profile?.text_rank ?? DEFAULT_TEXT_RANK;
+  if (rank.kind === "ts_rank_cd") return rank;
+  const config = profile?.text_config ?? "english";
+  const wanted = terms.filter((term) => !term.negate);
+  if (wanted.length === 0) return { ...rank, terms: [], n: 0, avgdl: 1, norm: 0, compound: false };
+  const read = () =>
+    db.queryRepeated<TermsRow>(TERMS_AND_STATS, [
+      workspaceId,
+      config,
+      wanted.map((term) => term.text),
+      wanted.map((term) => term.phrase),
+    ]);
+  let { rows } = await read();
+  // A workspace whose records predate the statistics has them built at its first search.
+  if (rows[0]?.built === false && (await buildTextStats(db, workspaceId, catalog))) ({ rows } = await read());
+  const row = rows[0];
+  const stats = new Map(
+    Object.entries(row?.stats ?? {}).map(([lexeme, value]) => {
+      const [docs, occurrences] = String(value).split(":").map(Number);
+      return [lexeme, { docs: docs ?? 0, occurrences: occurrences ?? 0 }];
+    }),
+  );
+  const totals = stats.get(TOTALS_LEXEME) ?? { docs: 0, occurrences: 0 };
+  const n = totals.docs;
+  const lexemes = [...new Set((row?.terms ?? []).flatMap((term) => term.lexemes ?? []))];
+  const phrases = [
+    ...new Map(
+      (row?.terms ?? []).flatMap((term) => (term.query ? [[term.query, parsePhrase(term.query)]] : [])),
+    ).values(),
+  ].filter((phrase) => phrase.lexemes.length > 0);
+  const phraseDf = await Promise.all(
+    phrases.map(async (phrase) =>
+      Number((await db.query<{ n: number }>(PHRASE_DF, [workspaceId, config, phrase.query])).rows[0]?.n ?? 0),
+    ),
+  );
+  const scored: Bm25Term[] = [
+    ...lexemes.map((lexeme) => {
+      const df = stats.get(lexeme)?.docs ?? 0;
+      return { lexeme, df, idf: idf(n, df) };
+    }),
+    ...phrases.map((phrase, i) => {
+      const df = phraseDf[i] ?? 0;
+      return { phrase, df, idf: idf(n, df) };
+    }),
+  ];
+  return {
+    kind: "bm25",
+    k1: rank.k1,
+    b: rank.b,
+    terms: scored,
+    n,
+    avgdl: n > 0 && totals.occurrences > 0 ? totals.occurrences / n : 1,
+    norm: scored.reduce((sum, term) => sum + term.idf * (rank.k1 + 1), 0),
+    compound: (row?.terms ?? []).some((term) => (term.lexemes?.length ?? 0) > 1),
+  };
+}
+
+/**
+ * text_match of record `r` (alias) as SQL: BM25 over its search vector, from each query lexeme's
+ * occurrences (the vector filtered to them: setweight marks them, ts_filter keeps them) and each
+ * phrase's, over the record's length. 0 for a record holding no term.
+ */
+export function bm25Sql(params: Params, rank: Bm25Rank, r = "r"): string {
+  if (rank.norm <= 0 || rank.terms.length === 0) return "0::float8";
+  const k1 = `${params.add(rank.k1)}::float8`;
+  const lengthNorm = `(1 - ${params.add(rank.b)}::float8 + ${params.add(rank.b / rank.avgdl)}::float8 * ${r}.search_length)`;
+  const weight = (tf: string, idfOf: string) =>
+    `${idfOf} * ${tf} * (${k1} + 1) / (${tf} + ${k1} * ${lengthNorm})`;
+  const parts: string[] = [];
+  const lexemes = rank.terms.filter((t) => t.lexeme !== undefined);
+  if (lexemes.length > 0) {
+    const list = params.add(lexemes.map((t) => t.lexeme));
+    parts.push(`(SELECT coalesce(sum(${weight("greatest(cardinality(u.positions), 1)", "w.idf")}), 0)
+      FROM unnest(ts_filter(setweight(${r}.search_text, 'A', ${list}::text[]), '{a}')) AS u
+      JOIN unnest(${list}::text[], ${params.add(lexemes.map((t) => t.idf))}::float8[]) AS w(lexeme, idf)
+        ON w.lexeme = u.lexeme)`);
+  }
+  for (const term of rank.terms) {
+    const phrase = term.phrase;
+    if (!phrase) continue;
+    const tf = phrase.offsets
+      ? `engram_phrase_tf(${r}.search_text, ${params.add(phrase.lexemes)}::text[], ${params.add(phrase.offsets)}::int[])`
+      : "1";
+    parts.push(`(CASE WHEN ${r}.search_text @@ ${params.add(phrase.query)}::tsquery
+      THEN ${weight(`greatest(${tf}, 1)`, `${params.add(term.idf)}::float8`)} ELSE 0 END)`);
+  }
+  return `((${parts.join(" + ")}) / ${params.add(rank.norm)}::float8)`;
+}
+
+/** text_match as SQL under the ranker; `tsq` the statement's tsquery (ts_rank_cd's). */
+export const textMatchSql = (params: Params, ranker: TextRanker, tsq: string, r = "r") =>
+  ranker.kind === "bm25" ? bm25Sql(params, ranker, r) : `ts_rank_cd(${r}.search_text, ${tsq})`;
