@@ -176,35 +176,30 @@ export async function textRanker(
 }
 
 /**
- * text_match of record `r` (alias) as SQL: BM25 over its search vector, from each query lexeme's
- * occurrences (the vector filtered to them: setweight marks them, ts_filter keeps them) and each
- * phrase's, over the record's length. 0 for a record holding no term.
+ * text_match of record `r` (alias) as SQL, with no subquery per record: a lexeme's occurrences
+ * are ts_rank_cd of its own one-lexeme query with every weight 1 (each occurrence is a cover of
+ * its own, adding its weight), and a term weighs idf * (k1 + 1) * (1 - c / (tf + c)), c being
+ * k1 * (1 - b + b * |d| / avgdl): tf * (k1 + 1) / (tf + c) with tf written once, 0 when the
+ * record does not hold the term (and when c is 0 too). Phrases count their occurrences from
+ * positions (engram_phrase_tf), in the records holding them. 0 for a record holding no term.
  */
 export function bm25Sql(params: Params, rank: Bm25Rank, r = "r"): string {
   if (rank.norm <= 0 || rank.terms.length === 0) return "0::float8";
-  const k1 = `${params.add(rank.k1)}::float8`;
-  const lengthNorm = `(1 - ${params.add(rank.b)}::float8 + ${params.add(rank.b / rank.avgdl)}::float8 * ${r}.search_length)`;
-  const weight = (tf: string, idfOf: string) =>
-    `${idfOf} * ${tf} * (${k1} + 1) / (${tf} + ${k1} * ${lengthNorm})`;
-  const parts: string[] = [];
-  const lexemes = rank.terms.filter((t) => t.lexeme !== undefined);
-  if (lexemes.length > 0) {
-    const list = params.add(lexemes.map((t) => t.lexeme));
-    parts.push(`(SELECT coalesce(sum(${weight("greatest(cardinality(u.positions), 1)", "w.idf")}), 0)
-      FROM unnest(ts_filter(setweight(${r}.search_text, 'A', ${list}::text[]), '{a}')) AS u
-      JOIN unnest(${list}::text[], ${params.add(lexemes.map((t) => t.idf))}::float8[]) AS w(lexeme, idf)
-        ON w.lexeme = u.lexeme)`);
-  }
-  for (const term of rank.terms) {
-    const phrase = term.phrase;
-    if (!phrase) continue;
+  const c = `(${params.add(rank.k1 * (1 - rank.b))}::float8 + ${params.add((rank.k1 * rank.b) / rank.avgdl)}::float8 * ${r}.search_length)`;
+  const weight = (tf: string, idfOf: number) =>
+    `${params.add(idfOf)}::float8 * (1 - coalesce(${c} / nullif(${tf} + ${c}, 0), 1))`;
+  const terms = rank.terms.map((term) => {
+    if (term.lexeme !== undefined) {
+      const query = `${params.add(lexemeQuery(term.lexeme))}::tsquery`;
+      return weight(`ts_rank_cd('{1,1,1,1}', ${r}.search_text, ${query})`, term.idf);
+    }
+    const phrase = term.phrase as Phrase;
     const tf = phrase.offsets
-      ? `engram_phrase_tf(${r}.search_text, ${params.add(phrase.lexemes)}::text[], ${params.add(phrase.offsets)}::int[])`
+      ? `greatest(engram_phrase_tf(${r}.search_text, ${params.add(phrase.lexemes)}::text[], ${params.add(phrase.offsets)}::int[]), 1)`
       : "1";
-    parts.push(`(CASE WHEN ${r}.search_text @@ ${params.add(phrase.query)}::tsquery
-      THEN ${weight(`greatest(${tf}, 1)`, `${params.add(term.idf)}::float8`)} ELSE 0 END)`);
-  }
-  return `((${parts.join(" + ")}) / ${params.add(rank.norm)}::float8)`;
+    return `(CASE WHEN ${r}.search_text @@ ${params.add(phrase.query)}::tsquery THEN ${weight(tf, term.idf)} ELSE 0 END)`;
+  });
+  return `((${terms.join(" + ")}) * ${params.add((rank.k1 + 1) / rank.norm)}::float8)`;
 }
 
 /** text_match as SQL under the ranker; `tsq` the statement's tsquery (ts_rank_cd's). */

@@ -8,7 +8,7 @@
 // more statement, after which it is. The rest of the pool is the best of the records read,
 // topped up with other matches when fewer than `limit` were read.
 import type { Db } from "../platform/db/index.js";
-import { type Bm25Rank, bm25Sql } from "./bm25.js";
+import { type Bm25Rank, bm25Sql, lexemeQuery } from "./bm25.js";
 import { candidateRows, type Params, routeFilter, textMatches } from "./sql.js";
 import { cellsByBound, cellToken } from "./text-cells.js";
 import type { Candidate } from "./types.js";
@@ -39,11 +39,18 @@ export interface WalkQuery {
   exact: number;
 }
 
-/** Rounds of the walk: each reads the cells whose bound is within a factor of the last's. */
-const ROUND_FACTOR = 0.85;
-const MAX_ROUNDS = 48;
+/**
+ * Rounds of the walk, by the cells' bounds relative to the best: 3% apart (BM25 saturates, so a
+ * common word's records crowd in a narrow band of bounds); what is below the last round's, in it.
+ */
+const ROUND_FACTOR = 0.97;
+const MAX_ROUNDS = 200;
 /** Float slack: a bound this close to the k-th's rank does not certify it. */
 const SLACK = 1e-9;
+
+/** The round of a bound, `ratio` of the best one's. */
+const roundOf = (ratio: number) =>
+  ratio > 0 ? Math.min(Math.floor(Math.log(ratio) / Math.log(ROUND_FACTOR)) + 1, MAX_ROUNDS) : MAX_ROUNDS;
 
 interface Entry {
   word: number;
@@ -69,13 +76,7 @@ function entries(query: WalkQuery): Entry[] {
   );
   all.sort((a, b) => b.bound - a.bound);
   const top = all[0]?.bound ?? 0;
-  for (const entry of all) {
-    const round =
-      top > 0 && entry.bound > 0
-        ? Math.floor(Math.log(entry.bound / top) / Math.log(ROUND_FACTOR)) + 1
-        : MAX_ROUNDS;
-    entry.round = Math.min(Math.max(round, 1), MAX_ROUNDS);
-  }
+  for (const entry of all) entry.round = top > 0 ? roundOf(entry.bound / top) : MAX_ROUNDS;
   return all;
 }
 
@@ -86,27 +87,64 @@ function unreadBound(unread: Entry[]): number {
   return [...best.values()].reduce((sum, bound) => sum + bound, 0);
 }
 
+/** The best `limit` of two candidate lists, a record once. */
+function merged(rows: Candidate[], more: Candidate[], limit: number): Candidate[] {
+  const seen = new Set(rows.map((row) => row.id));
+  return [...rows, ...more.filter((row) => !seen.has(row.id))].sort(byRank).slice(0, limit);
+}
+
+/** Above this many common words, their pairs are not read (their conjunctions grow as n²). */
+const MAX_PAIRED_WORDS = 12;
+
 /** The top `limit` by BM25, the best `exact` of them exactly brute force's. */
 export async function walkTextCandidates(query: WalkQuery): Promise<Candidate[]> {
   const all = entries(query);
   const walked = await readCells(query, all, true);
   let rows = walked.rows;
   let unread = all.filter((entry) => entry.round > walked.round);
-  const kth = rows[Math.min(query.exact, query.limit) - 1];
-  const rank = kth === undefined ? 0 : Number(kth.text_match);
-  if (unread.length > 0 && rank <= unreadBound(unread) + SLACK) {
-    // Each word's cells down to the weight at which the words' bounds together fall below the
-    // k-th's rank (all of them when there is no k-th yet).
+  const kth = () => {
+    const row = rows[Math.min(query.exact, query.limit) - 1];
+    return row === undefined ? 0 : Number(row.text_match);
+  };
+  if (unread.length > 0 && kth() <= unreadBound(unread) + SLACK) {
+    // A record not read that holds two or more of the words is read through their pairs'
+    // conjunctions (the full-text index answers them): one still not read holds one word at
+    // most, in a cell not read, so it weighs at most that word's best unread bound.
+    const paired = query.common.length > 1 && query.common.length <= MAX_PAIRED_WORDS;
+    if (paired) rows = merged(rows, await holdingTwo(query, rows), query.limit);
+    const rank = kth();
+    // Each word's cells down to where the word alone (paired) falls below the k-th's rank, or
+    // (not paired) where the words together do, each word's cells to the same weight before idf;
+    // every cell when there is no k-th.
     const idfs = query.common.reduce((sum, word) => sum + word.idf, 0);
-    const weight = (rank * query.rank.norm) / idfs - SLACK;
-    const lower = rank > 0 ? unread.filter((entry) => entry.weight >= weight) : unread;
-    const seen = new Set(rows.map((row) => row.id));
-    const below = (await readCells(query, lower, false)).rows;
-    rows = [...rows, ...below.filter((row) => !seen.has(row.id))].sort(byRank).slice(0, query.limit);
+    const scale = (entry: Entry) => (paired ? 1 : idfs / (query.common[entry.word]?.idf ?? idfs));
+    const lower = rank <= 0 ? unread : unread.filter((entry) => entry.bound * scale(entry) + SLACK >= rank);
+    if (lower.length > 0) rows = merged(rows, (await readCells(query, lower, false)).rows, query.limit);
     const readNow = new Set(lower);
     unread = unread.filter((entry) => !readNow.has(entry));
   }
   return rows.length < query.limit && unread.length > 0 ? topUp(query, rows) : rows;
+}
+
+/**
+ * The best `limit` records not read yet holding at least two of the common words, read
+ * through the full-text index alone (fenced, as textMatches).
+ */
+async function holdingTwo(query: WalkQuery, read: Candidate[]): Promise<Candidate[]> {
+  const { params, where, tsq, columns } = query.base();
+  const lexemes = query.common.map((word) => lexemeQuery(word.lexeme));
+  const pairs = lexemes.flatMap((a, i) => lexemes.slice(i + 1).map((b) => `(${a} & ${b})`)).join(" | ");
+  const route = routeFilter(query.db, params, query.workspaceId, "t");
+  const match = query.check ? "AND r.search_text @@ q.tsq" : "";
+  return candidateRows(
+    query.db,
+    `SELECT ${query.select(params)}, ${bm25Sql(params, query.rank)} AS text_match${columns}
+     FROM (SELECT ${tsq} AS tsq) q,
+       LATERAL (SELECT * FROM records t WHERE t.search_text @@ ${params.add(pairs)}::tsquery ${route} OFFSET 0) r
+     WHERE ${where} ${match} AND r.id <> ALL(${params.add(read.map((row) => row.id))}::uuid[])
+     ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(query.limit)}`,
+    params.values,
+  );
 }
 
 /**
@@ -142,8 +180,15 @@ async function readCells(
 ): Promise<{ rows: Candidate[]; round: number }> {
   const { params, where, tsq, columns } = query.base();
   const lastRound = walk ? Math.max(0, ...read.map((entry) => entry.round)) : 1;
+  // The tokens in round order (the entries are best first), and where each round's start:
+  // round r's are tokens[starts[r] : starts[r + 1] - 1], a slice instead of a filter per round.
   const tokenList = params.add(read.map((entry) => entry.token));
-  const roundList = params.add(read.map((entry) => (walk ? entry.round : 1)));
+  const starts = [1];
+  for (let round = 1, i = 0; round <= lastRound; round++) {
+    while (i < read.length && (!walk || (read[i] as Entry).round <= round)) i++;
+    starts.push(i + 1);
+  }
+  const startList = params.add(starts);
   const limit = params.add(query.limit);
   const score = bm25Sql(params, query.rank);
   const match = query.check ? "AND r.search_text @@ q.tsq" : "";
@@ -155,19 +200,19 @@ async function readCells(
       array_agg(r.seq) AS seqs, array_agg(${score}) AS ranks
     FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text IS NOT NULL
         AND engram_text_cells(t.workspace_id, t.search_text) &&
-          (SELECT array_agg(u.token) FROM unnest(${tokenList}::text[], ${roundList}::int[]) AS u(token, round)
-           WHERE u.round BETWEEN ${first} AND ${last}) ${route}
+          (${tokenList}::text[])[(${startList}::int[])[${first}] : (${startList}::int[])[${last} + 1] - 1] ${route}
       OFFSET 0) r, q
     WHERE ${where} ${match})`;
-  const rounds = walk
-    ? `walk AS (
+  // One form for both: the round a recursive term's outer reference, the planner reads the cell
+  // index whatever the tokens (given them, it estimated a large read and scanned the table,
+  // computing every record's cells: seconds at 100k records).
+  const rounds = `walk AS (
        SELECT 0 AS round, 0::bigint AS found, NULL::tid[] AS tids, NULL::bigint[] AS seqs, NULL::float8[] AS ranks
        UNION ALL
        SELECT w.round + 1, w.found + s.n, s.tids, s.seqs, s.ranks
        FROM walk w, LATERAL ${ranked("w.round + 1", "w.round + 1")} s
-       WHERE w.found < ${limit} AND w.round < ${lastRound}
-     )`
-    : `walk AS (SELECT 1 AS round, s.n AS found, s.tids, s.seqs, s.ranks FROM ${ranked("1", "1")} s)`;
+       WHERE ${walk ? `w.found < ${limit} AND ` : ""}w.round < ${lastRound}
+     )`;
   // Every record holding a rare term is read and ranked too, in the walk.
   const rare =
     walk && query.rare

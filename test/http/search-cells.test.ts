@@ -187,6 +187,16 @@ describe("search: text proposals from the cells of the text index", () => {
     }
   });
 
+  it("reads the records holding two of the words when the cells read cannot bound the rest", async () => {
+    // Three common words, a small pool: the walk stops with the k-th below what three unread
+    // cells could add up to, so the records holding two of the words are read.
+    const body = { mode: "text", q: "refund invoice billing", k: 10, params: { candidates: 10 } };
+    const seen: string[] = [];
+    const walked = await propose(body, false, recording(seen));
+    expect(seen.some((sql) => sql.includes("r.id <> ALL") && sql.includes("ORDER BY text_match DESC"))).toBe(true);
+    expect(ids(walked)).toEqual(ids(await propose(body, true)).slice(0, 10));
+  });
+
   it("proposes only current values, never another workspace's records", async () => {
     const walked = await propose({ mode: "text", q: "refund", k: 10, params: { candidates: 50 } }, false);
     expect(ids(walked)).not.toContain(staleFact);
@@ -213,7 +223,7 @@ describe("search: text proposals from the cells of the text index", () => {
     expect(ids(walked)).toEqual(ids(await propose(body, true)).slice(0, walked.length));
   });
 
-  it("scores every match when scoped to an entity or asked to, and for a ts_rank_cd profile", async () => {
+  it("scores every match of an entity's records instead of reading the cells", async () => {
     const seen: string[] = [];
     await propose(
       { mode: "text", q: "refund", k: 5, scope: { entities: ["customer-1"] } },
@@ -221,6 +231,6 @@ describe("search: text proposals from the cells of the text index", () => {
       recording(seen),
     );
     expect(seen.some((sql) => sql.includes("engram_text_cells"))).toBe(false);
-    expect(seen.some((sql) => sql.includes("setweight"))).toBe(true);
+    expect(seen.some((sql) => sql.includes("ts_rank_cd('{1,1,1,1}'"))).toBe(true);
   });
 });

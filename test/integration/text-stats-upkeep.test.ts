@@ -187,7 +187,9 @@ describe("term statistics", () => {
     // As migration 0021 leaves a workspace that held records: no statistics, no configuration.
     await t.db.query("DELETE FROM text_stats WHERE workspace_id = $1", [ws.id]);
     await t.db.query("UPDATE records SET search_config = NULL WHERE workspace_id = $1", [ws.id]);
-    await t.db.query("UPDATE workspace_counters SET text_stats_built = false WHERE workspace_id = $1", [ws.id]);
+    await t.db.query("UPDATE workspace_counters SET text_stats_built = false WHERE workspace_id = $1", [
+      ws.id,
+    ]);
     // Until built, a write's counting waits for the build instead of counting on nothing.
     await t.writeRecords(ws.headers, [fact("erin", "plan", "bronze plan")]);
     await enrichAll(t.db, ws.id);
