@@ -38,7 +38,9 @@ const NEW_HEADS = `jsonb_to_recordset($2::jsonb) AS h(entity text, collection te
 
 /**
  * Moves each slot's head forward (an older seq never replaces a newer head) and returns the
- * records that headed the slots before, from the statement's snapshot (text-stats.ts uncounts them).
+ * records that headed the slots before, from the statement's snapshot (text-stats.ts uncounts
+ * them), each a primary-key probe (LIMIT 1 keeps it one: as a join, the planner hashed every
+ * head of the workspace, once per write).
  */
 export const UPSERT_HEADS = `
   WITH moved AS (
@@ -47,9 +49,9 @@ export const UPSERT_HEADS = `
     ON CONFLICT (workspace_id, entity, collection, key, status) DO UPDATE
       SET record_id = excluded.record_id, seq = excluded.seq, tombstone = excluded.tombstone
       WHERE heads.seq < excluded.seq)
-  SELECT o.record_id FROM heads o JOIN ${NEW_HEADS}
-    ON o.entity = h.entity AND o.collection = h.collection AND o.key = h.key AND o.status = h.status
-  WHERE o.workspace_id = $1 AND o.seq < h.seq`;
+  SELECT o.record_id FROM ${NEW_HEADS}
+  CROSS JOIN LATERAL (SELECT o.record_id FROM heads o WHERE o.workspace_id = $1 AND o.entity = h.entity
+    AND o.collection = h.collection AND o.key = h.key AND o.status = h.status AND o.seq < h.seq LIMIT 1) o`;
 
 const FULL_COLUMNS = `id, seq, collection, collection_version, collection_hash, entity, type, key, status,
   ready, tombstone, text, content, scores, annotations, citations, derived_from, depth, run_id,

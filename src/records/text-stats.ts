@@ -23,10 +23,14 @@ export const TOTALS_LEXEME = "";
 
 const SEARCHABLE = `r.ready AND NOT r.tombstone AND r.search_text IS NOT NULL AND r.search_config IS NOT NULL`;
 
-/** A keyed record is current while its slot's head names it. */
-const headIsRecord = (lock: string) => `EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = $1
+/**
+ * A keyed record is current while its slot's head names it: a primary-key probe per record, as a
+ * scalar subquery (an EXISTS under the OR became a hashed subplan reading every head of the
+ * workspace, as in search's filters).
+ */
+const headIsRecord = (lock: string) => `(SELECT h.record_id FROM heads h WHERE h.workspace_id = $1
   AND h.entity = r.entity AND h.collection = r.collection AND h.key = r.key AND h.status = r.status
-  AND h.record_id = r.id ${lock})`;
+  ${lock}) = r.id`;
 
 const BUILT = "(SELECT c.text_stats_built FROM workspace_counters c WHERE c.workspace_id = $1)";
 

@@ -1,16 +1,17 @@
 // Text proposals by BM25 without scoring every match of a common word. The records holding the
 // query's rare terms are all read; those holding its common words are read from the cells of the
-// text index (text-cells.ts), highest bound first, a round at a time in one recursive statement,
-// until `limit` candidates are in hand. A record not read holds no rare term and each common word
-// only in cells not read, so it weighs at most the sum of each word's best unread bound: when
-// the k-th candidate (the search's k, `exact`) outranks that, the top k is exactly brute-force
-// BM25's; otherwise every cell weighing more than its share of the k-th's rank is read too, in one
-// more statement, after which it is. The rest of the pool is the best of the records read,
-// topped up with other matches when fewer than `limit` were read.
+// text index (text-cells.ts), highest bound first, a round at a time in a recursive statement
+// (the next rounds in another while the pool is short), until `limit` candidates are in hand. A
+// record not read holds no rare term and each common word only in cells not read, so it weighs
+// at most the sum of each word's best unread bound: when the k-th candidate (the search's k,
+// `exact`) outranks that, the top k is exactly brute-force BM25's. Otherwise the records holding
+// two of the common words are read (so one not read holds one at most), then each word's cells
+// down to the k-th's rank, after which it is. The rest of the pool is the best of the records
+// read, topped up with other matches when fewer than `limit` were read.
 import type { Db } from "../platform/db/index.js";
 import { type Bm25Rank, bm25Sql, lexemeQuery } from "./bm25.js";
 import { candidateRows, type Params, routeFilter, textMatches } from "./sql.js";
-import { cellsByBound, cellToken } from "./text-cells.js";
+import { type Cell, cellsByBound, cellToken } from "./text-cells.js";
 import type { Candidate } from "./types.js";
 
 /** Best first: text_match, then newest (the exhaustive statement's order). */
@@ -54,7 +55,7 @@ const roundOf = (ratio: number) =>
 
 interface Entry {
   word: number;
-  token: string;
+  cell: Cell;
   /** The most a record of the cell weighs through this word, in text_match units. */
   bound: number;
   /** The cell's weight before idf (Cell.weight). */
@@ -68,7 +69,7 @@ function entries(query: WalkQuery): Entry[] {
   const all = query.common.flatMap((word, w) =>
     cells.map((cell) => ({
       word: w,
-      token: cellToken(query.workspaceId, cell, word.lexeme),
+      cell,
       bound: (word.idf * cell.weight) / query.rank.norm,
       weight: cell.weight,
       round: 0,
@@ -96,12 +97,33 @@ function merged(rows: Candidate[], more: Candidate[], limit: number): Candidate[
 /** Above this many common words, their pairs are not read (their conjunctions grow as n²). */
 const MAX_PAIRED_WORDS = 12;
 
+/** Tokens a walk statement carries: whole rounds, at least one, up to about this many. */
+const WALK_TOKENS = 400;
+
+/** The first rounds of `unread` (best first), whole, up to about WALK_TOKENS tokens. */
+function nextRounds(unread: Entry[]): Entry[] {
+  let end = 0;
+  while (end < unread.length) {
+    const round = (unread[end] as Entry).round;
+    let next = end;
+    while (next < unread.length && (unread[next] as Entry).round === round) next++;
+    if (end > 0 && next > WALK_TOKENS) break;
+    end = next;
+  }
+  return unread.slice(0, end);
+}
+
 /** The top `limit` by BM25, the best `exact` of them exactly brute force's. */
 export async function walkTextCandidates(query: WalkQuery): Promise<Candidate[]> {
-  const all = entries(query);
-  const walked = await readCells(query, all, true);
-  let rows = walked.rows;
-  let unread = all.filter((entry) => entry.round > walked.round);
+  let rows: Candidate[] = [];
+  let unread = entries(query);
+  // The walk goes a statement at a time over the next rounds' cells (most never get read: a
+  // statement carrying every cell's token spent more on its array than on its reads).
+  for (let first = true; unread.length > 0 && (first || rows.length < query.limit); first = false) {
+    const walked = await readCells(query, nextRounds(unread), { rare: first, found: rows.length });
+    rows = merged(rows, walked.rows, query.limit);
+    unread = unread.filter((entry) => entry.round > walked.round);
+  }
   const kth = () => {
     const row = rows[Math.min(query.exact, query.limit) - 1];
     return row === undefined ? 0 : Number(row.text_match);
@@ -119,7 +141,7 @@ export async function walkTextCandidates(query: WalkQuery): Promise<Candidate[]>
     const idfs = query.common.reduce((sum, word) => sum + word.idf, 0);
     const scale = (entry: Entry) => (paired ? 1 : idfs / (query.common[entry.word]?.idf ?? idfs));
     const lower = rank <= 0 ? unread : unread.filter((entry) => entry.bound * scale(entry) + SLACK >= rank);
-    if (lower.length > 0) rows = merged(rows, (await readCells(query, lower, false)).rows, query.limit);
+    if (lower.length > 0) rows = merged(rows, (await readCells(query, lower)).rows, query.limit);
     const readNow = new Set(lower);
     unread = unread.filter((entry) => !readNow.has(entry));
   }
@@ -176,16 +198,21 @@ async function topUp(query: WalkQuery, rows: Candidate[]): Promise<Candidate[]> 
 async function readCells(
   query: WalkQuery,
   read: Entry[],
-  walk: boolean,
+  /** Present for a walk: with every record of the rare terms (`rare`), from `found` matches. */
+  walk?: { rare: boolean; found: number },
 ): Promise<{ rows: Candidate[]; round: number }> {
   const { params, where, tsq, columns } = query.base();
-  const lastRound = walk ? Math.max(0, ...read.map((entry) => entry.round)) : 1;
+  // Rounds numbered from 1 in the statement: the walk's first is `base` + 1.
+  const base = walk ? Math.min(...read.map((entry) => entry.round)) - 1 : 0;
+  const lastRound = walk ? Math.max(...read.map((entry) => entry.round)) - base : 1;
   // The tokens in round order (the entries are best first), and where each round's start:
   // round r's are tokens[starts[r] : starts[r + 1] - 1], a slice instead of a filter per round.
-  const tokenList = params.add(read.map((entry) => entry.token));
+  const tokenList = params.add(
+    read.map((entry) => cellToken(query.workspaceId, entry.cell, query.common[entry.word]?.lexeme ?? "")),
+  );
   const starts = [1];
   for (let round = 1, i = 0; round <= lastRound; round++) {
-    while (i < read.length && (!walk || (read[i] as Entry).round <= round)) i++;
+    while (i < read.length && (!walk || (read[i] as Entry).round - base <= round)) i++;
     starts.push(i + 1);
   }
   const startList = params.add(starts);
@@ -207,7 +234,8 @@ async function readCells(
   // index whatever the tokens (given them, it estimated a large read and scanned the table,
   // computing every record's cells: seconds at 100k records).
   const rounds = `walk AS (
-       SELECT 0 AS round, 0::bigint AS found, NULL::tid[] AS tids, NULL::bigint[] AS seqs, NULL::float8[] AS ranks
+       SELECT 0 AS round, ${params.add(walk?.found ?? 0)}::bigint AS found, NULL::tid[] AS tids, NULL::bigint[] AS seqs,
+         NULL::float8[] AS ranks
        UNION ALL
        SELECT w.round + 1, w.found + s.n, s.tids, s.seqs, s.ranks
        FROM walk w, LATERAL ${ranked("w.round + 1", "w.round + 1")} s
@@ -215,7 +243,7 @@ async function readCells(
      )`;
   // Every record holding a rare term is read and ranked too, in the walk.
   const rare =
-    walk && query.rare
+    walk?.rare && query.rare
       ? `UNION SELECT r.tid, r.seq, ${score}
        FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text @@ ${params.add(query.rare)}::tsquery
          ${route} OFFSET 0) r, q
@@ -237,6 +265,6 @@ async function readCells(
   return {
     rows: rows.map(({ walked_round: _, ...candidate }) => candidate),
     // No row read: the walk went through every round.
-    round: walk ? (rows[0] ? Number(rows[0].walked_round) : lastRound) : 1,
+    round: walk ? (rows[0] ? Number(rows[0].walked_round) : lastRound) + base : 1,
   };
 }
