@@ -35,7 +35,8 @@ CREATE TABLE text_stats (
   docs bigint NOT NULL,
   occurrences bigint NOT NULL,
   PRIMARY KEY (workspace_id, config, lexeme)
-);
+) WITH (fillfactor = 50);
+-- Half-empty pages: a count's update stays on its row's page (a HOT update, no index entry).
 
 -- Workspaces created from now on start with (empty) statistics; those that hold records already
 -- have theirs built once, at their first search (src/records/text-stats.ts rebuildTextStats).
