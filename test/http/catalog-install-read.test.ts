@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rememberInstall, runAsRequest } from "../../src/catalog/index.js";
 import { takeInstall } from "../../src/catalog/request-install.js";
 import { ACTIVE_INSTALL_ID } from "../../src/catalog/sql.js";
-import type { Db } from "../../src/platform/db/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { createTestDb, onCitus } from "../support/db.js";
 import { exampleRequest } from "../support/example-catalog.js";
+import { recordingDb } from "../support/recording-db.js";
 
 /** The active-install check on its own (not inside the key lookup). */
 const isCatalogCheck = (sql: string) => sql === ACTIVE_INSTALL_ID;
@@ -23,18 +23,7 @@ describe("the request's catalog check rides on the key lookup", () => {
   beforeAll(async () => {
     const testDb = await createTestDb();
     // Every statement the app sends, through either entry point.
-    const recording = new Proxy(testDb.db, {
-      get(target, property) {
-        if (property === "query" || property === "queryRepeated") {
-          return (sql: string, params?: unknown[]) => {
-            seen.push(sql);
-            return property === "query" ? target.query(sql, params) : target.queryRepeated(sql, params ?? []);
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    }) as Db;
+    const recording = recordingDb(testDb.db, seen);
     t = await createTestApp({ testDb: { ...testDb, db: recording } });
     headers = (await t.workspace("install-read")).headers;
     await t.publishExample(headers);

@@ -9,6 +9,7 @@ import type { Db } from "../../src/platform/db/index.js";
 import { textCandidates } from "../../src/search/candidates.js";
 import { bucketOf, cellsByBound, cellToken } from "../../src/search/text-cells.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { recordingDb } from "../support/recording-db.js";
 import { enrichAll } from "../support/worker.js";
 
 const CHANNELS = ["email", "chat", "phone", "web"] as const;
@@ -91,20 +92,7 @@ describe("search: text proposals from the cells of the text index", () => {
     );
     return found;
   };
-  /** The database with every statement's text recorded. */
-  const recording = (seen: string[]): Db =>
-    new Proxy(t.db, {
-      get(target, property) {
-        if (property === "query" || property === "queryRepeated") {
-          return (sql: string, params?: unknown[]) => {
-            seen.push(sql);
-            return property === "query" ? target.query(sql, params) : target.queryRepeated(sql, params ?? []);
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+  const recording = (seen: string[]) => recordingDb(t.db, seen);
   const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
 
   it("indexes a token per (record, lexeme): workspace, occurrence bucket, length bucket, lexeme", async () => {
@@ -193,7 +181,9 @@ describe("search: text proposals from the cells of the text index", () => {
     const body = { mode: "text", q: "refund invoice billing", k: 10, params: { candidates: 10 } };
     const seen: string[] = [];
     const walked = await propose(body, false, recording(seen));
-    expect(seen.some((sql) => sql.includes("r.id <> ALL") && sql.includes("ORDER BY text_match DESC"))).toBe(true);
+    expect(seen.some((sql) => sql.includes("r.id <> ALL") && sql.includes("ORDER BY text_match DESC"))).toBe(
+      true,
+    );
     expect(ids(walked)).toEqual(ids(await propose(body, true)).slice(0, 10));
   });
 
