@@ -126,10 +126,9 @@ export async function insertRecords(
       seq: row.seq,
       tombstone: row.tombstone,
     }));
-    const superseded = await tx.query<{ record_id: string }>(sql.UPSERT_HEADS, [
-      workspaceId,
-      JSON.stringify(headRows),
-    ]);
+    const headsJson = JSON.stringify(headRows);
+    const superseded = await tx.query<{ record_id: string }>(sql.HEADS_BEFORE, [workspaceId, headsJson]);
+    await tx.query(sql.UPSERT_HEADS, [workspaceId, headsJson]);
     // The heads moved off leave the term statistics, read after the move waited for any count of them.
     await uncountSearchable(
       tx,

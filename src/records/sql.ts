@@ -37,21 +37,23 @@ const NEW_HEADS = `jsonb_to_recordset($2::jsonb) AS h(entity text, collection te
     record_id uuid, seq bigint, tombstone boolean)`;
 
 /**
- * Moves each slot's head forward (an older seq never replaces a newer head) and returns the
- * records that headed the slots before, from the statement's snapshot (text-stats.ts uncounts
- * them), each a primary-key probe (LIMIT 1 keeps it one: as a join, the planner hashed every
- * head of the workspace, once per write).
+ * The records heading the slots a batch is about to move ($2: UPSERT_HEADS's rows), each a
+ * primary-key probe (LIMIT 1 keeps it one: as a join, the planner hashed every head of the
+ * workspace, once per write). Apart from the upsert: as one statement with it, Citus ran each
+ * part as a subplan of its own.
  */
-export const UPSERT_HEADS = `
-  WITH moved AS (
-    INSERT INTO heads (workspace_id, entity, collection, key, status, record_id, seq, tombstone)
-    SELECT $1, h.entity, h.collection, h.key, h.status, h.record_id, h.seq, h.tombstone FROM ${NEW_HEADS}
-    ON CONFLICT (workspace_id, entity, collection, key, status) DO UPDATE
-      SET record_id = excluded.record_id, seq = excluded.seq, tombstone = excluded.tombstone
-      WHERE heads.seq < excluded.seq)
+export const HEADS_BEFORE = `
   SELECT o.record_id FROM ${NEW_HEADS}
   CROSS JOIN LATERAL (SELECT o.record_id FROM heads o WHERE o.workspace_id = $1 AND o.entity = h.entity
     AND o.collection = h.collection AND o.key = h.key AND o.status = h.status AND o.seq < h.seq LIMIT 1) o`;
+
+/** Moves each slot's head forward; an older seq never replaces a newer head. */
+export const UPSERT_HEADS = `
+  INSERT INTO heads (workspace_id, entity, collection, key, status, record_id, seq, tombstone)
+  SELECT $1, h.entity, h.collection, h.key, h.status, h.record_id, h.seq, h.tombstone FROM ${NEW_HEADS}
+  ON CONFLICT (workspace_id, entity, collection, key, status) DO UPDATE
+    SET record_id = excluded.record_id, seq = excluded.seq, tombstone = excluded.tombstone
+    WHERE heads.seq < excluded.seq`;
 
 const FULL_COLUMNS = `id, seq, collection, collection_version, collection_hash, entity, type, key, status,
   ready, tombstone, text, content, scores, annotations, citations, derived_from, depth, run_id,
