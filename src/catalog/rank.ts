@@ -2,7 +2,7 @@
 // default formulas. One parser serves catalog files (errors through Def.fail) and search
 // requests (errors as {path, message}): it reports through a `where` callback that never returns.
 import type { Def } from "./def.js";
-import { BM25_LIMITS, DEFAULT_BM25, DEFAULT_TEXT_RANK, TEXT_RANK_KINDS } from "./types.js";
+import { BM25_LIMITS, DEFAULT_BM25, TEXT_RANK_KINDS } from "./types.js";
 
 export type SearchMode = "vector" | "text" | "hybrid" | "recent" | "structured";
 export const SEARCH_MODES: readonly SearchMode[] = ["vector", "text", "hybrid", "recent", "structured"];
@@ -327,7 +327,7 @@ export function textRankSchema(): Record<string, unknown> {
     description:
       "What text_match computes; each search profile's text_rank (backend.profiles[].text_rank) picks the kind.",
     kinds: [...TEXT_RANK_KINDS],
-    default: { ...DEFAULT_TEXT_RANK },
+    default: { ...DEFAULT_BM25 },
     bm25: {
       score:
         "sum over the query's distinct terms t of idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)), divided by sum over the same terms of idf(t) * (k1 + 1)",

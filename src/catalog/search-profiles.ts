@@ -2,19 +2,12 @@ import { type Def, describe } from "./def.js";
 import type { CatalogIndex } from "./index-types.js";
 import { NAME, NAME_HINT } from "./names.js";
 import { checkAlias } from "./processors.js";
-import {
-  BM25_LIMITS,
-  DEFAULT_BM25,
-  DEFAULT_TEXT_RANK,
-  type SearchProfileDef,
-  TEXT_RANK_KINDS,
-  type TextRank,
-} from "./types.js";
+import { BM25_LIMITS, DEFAULT_BM25, type SearchProfileDef, TEXT_RANK_KINDS, type TextRank } from "./types.js";
 
 const TEXT_CONFIG = /^[a-z_][a-z0-9_]*$/;
 
 function defaultTextRank(): TextRank {
-  return { ...DEFAULT_TEXT_RANK };
+  return { ...DEFAULT_BM25 };
 }
 
 /**

@@ -51,13 +51,12 @@ export const TEXT_RANK_KINDS: readonly TextRank["kind"][] = ["bm25", "ts_rank_cd
 /** Bounds of BM25's parameters: k1 saturates term frequency, b scales length normalization. */
 export const BM25_LIMITS = { k1: { min: 0, max: 10 }, b: { min: 0, max: 1 } } as const;
 
-export type Bm25TextRank = Extract<TextRank, { kind: "bm25" }>;
-
 /** BM25 with its textbook parameters; a `bm25` text_rank without k1 or b takes them from here. */
-export const DEFAULT_BM25: Readonly<Bm25TextRank> = Object.freeze({ kind: "bm25", k1: 1.2, b: 0.75 });
-
-/** A search profile's text_rank when it names none. */
-export const DEFAULT_TEXT_RANK: TextRank = DEFAULT_BM25;
+export const DEFAULT_BM25: Readonly<Extract<TextRank, { kind: "bm25" }>> = Object.freeze({
+  kind: "bm25",
+  k1: 1.2,
+  b: 0.75,
+});
 
 export interface SearchProfileDef {
   name: string;

@@ -4,7 +4,7 @@
 // possible BM25 so that it lies in [0, 1]. A profile with `text_rank: ts_rank_cd` keeps that rank.
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { SearchProfileDef, TextRank } from "../catalog/types.js";
-import { DEFAULT_TEXT_RANK } from "../catalog/types.js";
+import { DEFAULT_BM25 } from "../catalog/types.js";
 import type { Db } from "../platform/db/index.js";
 import { buildTextStats, TOTALS_LEXEME } from "../records/index.js";
 import type { Params, TextTerm } from "./sql.js";
@@ -59,7 +59,7 @@ const OPERAND = /'((?:[^'\\]|''|\\.)*)'|<(-|\d+)>|\s+/y;
  * A phrase's tsquery text ('a' <-> 'b' <2> 'c') as lexemes and offsets; offsets undefined when
  * it holds anything else (then a record holding the phrase counts it once).
  */
-export function parsePhrase(query: string): Phrase {
+function parsePhrase(query: string): Phrase {
   const lexemes: string[] = [];
   const offsets: number[] = [];
   let distance = 0;
@@ -118,7 +118,7 @@ export async function textRanker(
   profile: SearchProfileDef | undefined,
   terms: TextTerm[],
 ): Promise<TextRanker> {
-  const rank: TextRank = profile?.text_rank ?? DEFAULT_TEXT_RANK;
+  const rank: TextRank = profile?.text_rank ?? DEFAULT_BM25;
   if (rank.kind === "ts_rank_cd") return rank;
   const config = profile?.text_config ?? "english";
   const wanted = terms.filter((term) => !term.negate);

@@ -15,7 +15,7 @@ import { type Cell, cellsByBound, cellToken } from "./text-cells.js";
 import type { Candidate } from "./types.js";
 
 /** Best first: text_match, then newest (the exhaustive statement's order). */
-export const byRank = (a: Candidate, b: Candidate) =>
+const byRank = (a: Candidate, b: Candidate) =>
   Number(b.text_match) - Number(a.text_match) || Number(b.seq) - Number(a.seq);
 
 export interface WalkQuery {

@@ -5,7 +5,7 @@ import type { CatalogIndex } from "../../src/catalog/index-types.js";
 import { DEFAULT_RANK_CONF } from "../../src/catalog/rank.js";
 import {
   type CollectionDef,
-  DEFAULT_TEXT_RANK,
+  DEFAULT_BM25,
   type Entry,
   type FieldDecl,
   type SearchProfileDef,
@@ -108,14 +108,14 @@ export function buildIndex(
       engine: "postgres",
       embedding: "embed",
       text_config: "english",
-      text_rank: DEFAULT_TEXT_RANK,
+      text_rank: DEFAULT_BM25,
     },
     {
       name: "cold",
       engine: "postgres",
       embedding: null,
       text_config: "english",
-      text_rank: DEFAULT_TEXT_RANK,
+      text_rank: DEFAULT_BM25,
     },
   ];
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadCatalog } from "../../src/catalog/load.js";
-import { DEFAULT_TEXT_RANK } from "../../src/catalog/types.js";
+import { DEFAULT_BM25 } from "../../src/catalog/types.js";
 import {
   COLLECTIONS_YAML,
   MINIMAL_PACKAGE,
@@ -167,7 +167,7 @@ describe("search profile text_rank", () => {
       k1: 1.2,
       b: 0.75,
     });
-    expect(DEFAULT_TEXT_RANK).toEqual({ kind: "bm25", k1: 1.2, b: 0.75 });
+    expect(DEFAULT_BM25).toEqual({ kind: "bm25", k1: 1.2, b: 0.75 });
   });
 
   it.each([
