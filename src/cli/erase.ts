@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { eraseRequest } from "../erasure/index.js";
 import { getRecord, isUuid } from "../records/index.js";
-import { findWorkspaceByName } from "../workspaces/index.js";
+import { requireWorkspaceByName } from "../workspaces/index.js";
 import { CliError, commandContext } from "./run.js";
 import { withDatabase } from "./workspace.js";
 
@@ -29,8 +29,7 @@ export function eraseCommand(): Command {
       }
       const { config } = commandContext();
       const printed = await withDatabase(async (db) => {
-        const workspace = await findWorkspaceByName(db, options.workspace);
-        if (!workspace) throw new CliError(`no workspace named ${options.workspace}`);
+        const workspace = await requireWorkspaceByName(db, options.workspace);
         const result = await eraseRequest(
           db,
           workspace.id,

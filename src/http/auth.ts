@@ -1,13 +1,22 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forgetInstall, runAsRequest } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { authenticate, type Workspace } from "../workspaces/index.js";
+import { authenticate, type KeyHolder, type Workspace } from "../workspaces/index.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     /** The workspace the bearer key selected; set on every non-public route. */
     workspace: Workspace;
+    /** The bearer key itself (its id and scope); set with workspace. */
+    key: KeyHolder["key"];
+  }
+  interface FastifyContextConfig {
+    /**
+     * A route that only reads although its method is not GET (search, view queries, renders):
+     * read-only keys may call it. Every other non-GET route is a write and refuses them.
+     */
+    reads?: boolean;
   }
 }
 
@@ -29,6 +38,7 @@ export function isStaticPath(path: string): boolean {
 /** Spec Authentication rules 1-3: a workspace key on every route except the public ones. */
 export function registerAuth(app: FastifyInstance, db: Db): void {
   app.decorateRequest("workspace", undefined as unknown as Workspace);
+  app.decorateRequest("key", undefined as unknown as KeyHolder["key"]);
   // Each request in a scope of its own, where the key lookup leaves the catalog install it read
   // for the request's first catalog check (src/catalog/request-install.ts); dropped as the
   // response goes, so work the request leaves running reads the catalog itself.
@@ -37,13 +47,30 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
   app.addHook("onRequest", async (request) => {
     if (isPublicPath(request.url)) return;
     const match = BEARER.exec(request.headers.authorization ?? "");
-    const workspace = match?.[1] ? await authenticate(db, match[1]) : undefined;
-    if (!workspace) {
+    const holder = match?.[1] ? await authenticate(db, match[1]) : undefined;
+    if (!holder) {
       throw new AppError(
         "unauthorized",
         match ? "the workspace key is not valid" : "send the workspace key as Authorization: Bearer <key>",
       );
     }
-    request.workspace = workspace;
+    request.workspace = holder.workspace;
+    request.key = holder.key;
+    // Unknown paths and wrong methods go on to their 404 and 405.
+    if (!request.is404 && !READ_METHODS.has(request.method) && !request.routeOptions.config.reads) {
+      requireWritable(request);
+    }
   });
+}
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Refuses a read-only key (403 key_read_only); for routes that write only on request (answer's save). */
+export function requireWritable(request: FastifyRequest): void {
+  if (request.key.scope === "read_only") {
+    throw new AppError(
+      "key_read_only",
+      `this key is read-only: ${request.method} ${request.routeOptions.url} writes`,
+    );
+  }
 }

@@ -3,12 +3,13 @@ import type { LoadedCatalog } from "../catalog/index.js";
 import { ref } from "../catalog/types.js";
 import { anyObject, bool, listOf, orNull, type Schema, str } from "../http/schema-parts.js";
 import { shape } from "../http/shape.js";
-import { catalogTools } from "./tools.js";
+import { keyTools } from "./tools.js";
 
 /** Versions only this envelope, not the MCP wire revision (CONVENTIONS "Name and prefix"). */
 export const TOOLS_PROTOCOL = "engram.mcp/v1";
 
-export function toolsDiscovery(catalog: LoadedCatalog) {
+/** The envelope as a key sees it: a read-only key's lists no tool that writes. */
+export function toolsDiscovery(catalog: LoadedCatalog, readOnly: boolean) {
   const manifest = catalog.index.manifest.def;
   const mcp = catalog.index.mcp?.def;
   return {
@@ -22,7 +23,7 @@ export function toolsDiscovery(catalog: LoadedCatalog) {
         }
       : null,
     catalog_hash: catalog.catalogHash,
-    tools: catalogTools(catalog),
+    tools: keyTools(catalog, readOnly),
   };
 }
 

@@ -16,7 +16,7 @@ import { AppError } from "../platform/errors.js";
 import { VERSION } from "../version.js";
 import type { Workspace } from "../workspaces/index.js";
 import { runTool, type ToolDeps } from "./call.js";
-import { catalogTools, type ToolDescriptor } from "./tools.js";
+import { catalogTools, keyTools, type ToolDescriptor } from "./tools.js";
 
 /** Protocol revisions served: the current one, and earlier ones through initialize. */
 export const MODERN_REVISION = "2026-07-28";
@@ -27,6 +27,8 @@ export interface ToolScope {
   workspace: Workspace;
   /** undefined before the first publish: the server then lists no tools. */
   catalog: InstalledCatalog | undefined;
+  /** A read-only key: tools that write are neither listed nor run. */
+  readOnly: boolean;
 }
 
 export interface ServerDeps extends ToolDeps {
@@ -83,6 +85,9 @@ async function callTool(deps: ServerDeps, scope: ToolScope, name: string, args: 
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${name}`);
   }
   try {
+    if (scope.readOnly && !tool.annotations.readOnlyHint) {
+      throw new AppError("key_read_only", `this key is read-only: tool ${name} writes`);
+    }
     const result = await runTool(deps, {
       workspace: scope.workspace,
       catalog: scope.catalog,
@@ -108,7 +113,7 @@ export function toolServer(deps: ServerDeps, scope: ToolScope): Server {
       ...(mcp?.instructions ? { instructions: mcp.instructions } : {}),
     },
   );
-  const tools = scope.catalog ? catalogTools(scope.catalog) : [];
+  const tools = scope.catalog ? keyTools(scope.catalog, scope.readOnly) : [];
   server.setRequestHandler("tools/list", () => ({ tools: tools.map(mcpTool) }));
   server.setRequestHandler("tools/call", (request, ctx) =>
     withProgress(

@@ -96,6 +96,12 @@ function describe(tool: McpToolDef, catalog: LoadedCatalog): ToolDescriptor {
 
 const built = new WeakMap<LoadedCatalog, ToolDescriptor[]>();
 
+/** The tools a key sees: a read-only key only those that do not write (readOnlyHint). */
+export function keyTools(catalog: LoadedCatalog, readOnly: boolean): ToolDescriptor[] {
+  const tools = catalogTools(catalog);
+  return readOnly ? tools.filter((tool) => tool.annotations.readOnlyHint) : tools;
+}
+
 /** The catalog's tools in declared order; none without an MCP interface. */
 export function catalogTools(catalog: LoadedCatalog): ToolDescriptor[] {
   let tools = built.get(catalog);

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   origin_forbidden: 403,
+  // A read-only key on a route that writes (CONVENTIONS "Keys and operations").
+  key_read_only: 403,
   not_found: 404,
   view_not_found: 404,
   artifact_not_found: 404,

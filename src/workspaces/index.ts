@@ -7,7 +7,19 @@ export {
   createWorkspace,
   deleteWorkspace,
   findWorkspaceByName,
+  type KeyHolder,
   listWorkspaces,
+  requireWorkspaceByName,
   type Workspace,
   type WorkspaceSummary,
 } from "./service.js";
+export {
+  type CreatedKey,
+  insertKey,
+  KEY_SCOPES,
+  type KeyInfo,
+  type KeyScope,
+  listKeys,
+  parseDuration,
+  revokeKey,
+} from "./workspace-keys.js";

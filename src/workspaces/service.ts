@@ -1,8 +1,10 @@
 import { rememberInstall } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { generateKey, isWellFormedKey, keyDigest } from "./keys.js";
+import { noteKeyUse } from "./key-use.js";
+import { isWellFormedKey, keyDigest } from "./keys.js";
 import * as sql from "./sql.js";
+import { insertKey, type KeyScope } from "./workspace-keys.js";
 
 export interface Workspace {
   id: string;
@@ -32,16 +34,24 @@ export function validateWorkspaceName(name: string): void {
   }
 }
 
+/** A new workspace and its first key (named default, read-write). */
 export async function createWorkspace(db: Db, name: string): Promise<CreatedWorkspace> {
   validateWorkspaceName(name);
-  const apiKey = generateKey();
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name, keyDigest(apiKey)]);
+    const { rows } = await tx.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name]);
     const row = rows[0];
     if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
     await tx.query(sql.INSERT_COUNTER, [row.id]);
-    return { workspace: row.name, id: row.id, api_key: apiKey };
+    const key = await insertKey(tx, row);
+    return { workspace: row.name, id: row.id, api_key: key.api_key };
   });
+}
+
+/** The workspace of that name, or a not_found refusal naming it (operator commands). */
+export async function requireWorkspaceByName(db: Queryable, name: string): Promise<WorkspaceSummary> {
+  const workspace = await findWorkspaceByName(db, name);
+  if (!workspace) throw new AppError("not_found", `no workspace named "${name}"`);
+  return workspace;
 }
 
 /** Removes a workspace and, by cascade, everything it owns, then its records' access marks and its jobs. */
@@ -69,23 +79,40 @@ export async function findWorkspaceByName(
   return (await db.query<WorkspaceSummary>(sql.FIND_BY_NAME, [name])).rows[0];
 }
 
+/** Who a request's key speaks for, and what it may do. */
+export interface KeyHolder {
+  workspace: Workspace;
+  key: { id: string; scope: KeyScope };
+}
+
+interface KeyRow extends Workspace {
+  key_id: string;
+  scope: KeyScope;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  catalog_install_id?: string | null;
+}
+
 /**
- * The workspace a key selects, or undefined. The key is compared by looking up its digest
- * (an index probe), never character by character, so timing reveals nothing about it. Every
- * request asks it, so it runs prepared, and reads the workspace's active catalog install too,
- * which the request's first catalog check then takes instead of reading it again.
+ * The workspace and scope a live key selects, or undefined (unknown, revoked or expired at `now`).
+ * The key is compared by looking up its digest (an index probe), never character by character,
+ * so timing reveals nothing about it. Nothing is cached: a revocation holds from the next request
+ * on. Every request asks it, so it runs prepared, and reads the workspace's active catalog install
+ * too, which the request's first catalog check then takes instead of reading it again.
  */
 export async function authenticate(
-  db: Pick<Db, "queryRepeated" | "distributed">,
+  db: Pick<Db, "queryRepeated" | "distributed" | "query">,
   key: string,
-): Promise<Workspace | undefined> {
+  now: number = Date.now(),
+): Promise<KeyHolder | undefined> {
   if (!isWellFormedKey(key)) return undefined;
-  const { rows } = await db.queryRepeated<Workspace & { catalog_install_id?: string | null }>(
+  const { rows } = await db.queryRepeated<KeyRow>(
     db.distributed ? sql.FIND_WORKSPACE_BY_KEY_DIGEST : sql.FIND_BY_KEY_DIGEST,
     [keyDigest(key)],
   );
   const row = rows[0];
-  if (!row) return undefined;
+  if (!row || (row.expires_at !== null && row.expires_at.getTime() <= now)) return undefined;
   if (row.catalog_install_id !== undefined) rememberInstall(db, row.id, row.catalog_install_id);
-  return { id: row.id, name: row.name };
+  noteKeyUse(db, row.key_id, row.last_used_at, now);
+  return { workspace: { id: row.id, name: row.name }, key: { id: row.key_id, scope: row.scope } };
 }

@@ -1,7 +1,7 @@
 import { activeInstallSql } from "../catalog/index.js";
 
 export const INSERT_WORKSPACE = `
-  INSERT INTO workspaces (name, key_digest) VALUES ($1, decode($2, 'hex'))
+  INSERT INTO workspaces (name) VALUES ($1)
   ON CONFLICT (name) DO NOTHING
   RETURNING id, name, created_at`;
 
@@ -14,15 +14,20 @@ export const COUNT_WORKSPACES = "SELECT count(*)::int AS count FROM workspaces";
 
 export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE name = $1";
 
-/** The key's workspace, and the catalog install active in it (for the request's first check). */
-export const FIND_BY_KEY_DIGEST = `SELECT w.id, w.name, ${activeInstallSql("w.id")} AS catalog_install_id
-  FROM workspaces w WHERE w.key_digest = decode($1, 'hex')`;
+// What a request needs of its key: the key's workspace, scope and expiry (checked by the caller
+// against its clock), and when it was last noted as used. Revoked keys are not found at all.
+const KEY_FIELDS = `w.id, w.name, k.id AS key_id, k.scope, k.expires_at, k.last_used_at`;
+const KEY_JOIN = `workspace_keys k JOIN workspaces w ON w.id = k.workspace_id
+  WHERE k.key_digest = decode($1, 'hex') AND k.revoked_at IS NULL`;
+
+/** The live key's workspace, and the catalog install active in it (for the request's first check). */
+export const FIND_BY_KEY_DIGEST = `SELECT ${KEY_FIELDS}, ${activeInstallSql("w.id")} AS catalog_install_id
+  FROM ${KEY_JOIN}`;
 /**
- * The key's workspace alone, on Citus: workspaces is a reference table there, which Citus does
+ * The live key's workspace alone, on Citus: both tables are reference tables there, which Citus does
  * not join with a correlated subquery on a distributed table; the first catalog check reads the install.
  */
-export const FIND_WORKSPACE_BY_KEY_DIGEST =
-  "SELECT id, name FROM workspaces WHERE key_digest = decode($1, 'hex')";
+export const FIND_WORKSPACE_BY_KEY_DIGEST = `SELECT ${KEY_FIELDS} FROM ${KEY_JOIN}`;
 
 export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1";
 /** Access marks hold no foreign key (migration 0017): they go after the workspace's records. */
@@ -52,3 +57,24 @@ export const WORKSPACE_OVERVIEW = `
 export const WORKSPACE_JOBS = `
   SELECT COALESCE(jsonb_object_agg(j.state, j.n), '{}'::jsonb) AS jobs FROM (
     SELECT state, count(*)::int AS n FROM jobs WHERE workspace_id = $1 GROUP BY state) j`;
+
+const KEY_COLUMNS = "id, name, scope, created_at, last_used_at, expires_at, revoked_at";
+
+export const INSERT_KEY = `
+  INSERT INTO workspace_keys (workspace_id, name, scope, key_digest, expires_at)
+  VALUES ($1, $2, $3, decode($4, 'hex'), $5)
+  RETURNING ${KEY_COLUMNS}`;
+
+/** A workspace's keys, oldest first; never their digests. */
+export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM workspace_keys WHERE workspace_id = $1 ORDER BY created_at, id`;
+
+/** Revokes a key of the workspace; a key already revoked keeps its first revocation time. */
+export const REVOKE_KEY = `
+  UPDATE workspace_keys SET revoked_at = COALESCE(revoked_at, now())
+  WHERE workspace_id = $1 AND id = $2
+  RETURNING ${KEY_COLUMNS}`;
+
+/** Notes a key's use; a no-op when another process noted it within the minute. */
+export const TOUCH_KEY = `
+  UPDATE workspace_keys SET last_used_at = now()
+  WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;

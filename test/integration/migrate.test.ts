@@ -17,7 +17,7 @@ describe("migrations", () => {
   });
 
   it("are idempotent: a second run applies nothing and keeps the data", async () => {
-    await testDb.db.query("INSERT INTO workspaces (name, key_digest) VALUES ('keep', '\\x00')");
+    await testDb.db.query("INSERT INTO workspaces (name) VALUES ('keep')");
     expect(await migrate(testDb.db)).toEqual([]);
     expect(await migrate(testDb.db)).toEqual([]);
     const { rows } = await testDb.db.query("SELECT name FROM workspaces WHERE name = 'keep'");

@@ -14,8 +14,8 @@ describe("workspaces and keys", () => {
     const a = await createWorkspace(testDb.db, "ws-a");
     const b = await createWorkspace(testDb.db, "ws-b");
     expect(a.api_key).not.toBe(b.api_key);
-    expect(await authenticate(testDb.db, a.api_key)).toEqual({ id: a.id, name: "ws-a" });
-    expect(await authenticate(testDb.db, b.api_key)).toEqual({ id: b.id, name: "ws-b" });
+    expect((await authenticate(testDb.db, a.api_key))?.workspace).toEqual({ id: a.id, name: "ws-a" });
+    expect((await authenticate(testDb.db, b.api_key))?.workspace).toEqual({ id: b.id, name: "ws-b" });
   });
 
   it("refuses unknown, malformed and altered keys", async () => {
@@ -29,14 +29,14 @@ describe("workspaces and keys", () => {
   it("stores only the SHA-256 digest, never the key", async () => {
     const a = await createWorkspace(testDb.db, "ws-d");
     const { rows } = await testDb.db.query<Record<string, unknown>>(
-      "SELECT * FROM workspaces WHERE id = $1",
+      "SELECT * FROM workspaces w JOIN workspace_keys k ON k.workspace_id = w.id WHERE w.id = $1",
       [a.id],
     );
     expect(
       JSON.stringify(rows[0], (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v)),
     ).not.toContain(a.api_key);
     const { rows: digest } = await testDb.db.query<{ hex: string }>(
-      "SELECT encode(key_digest, 'hex') AS hex FROM workspaces WHERE id = $1",
+      "SELECT encode(key_digest, 'hex') AS hex FROM workspace_keys WHERE workspace_id = $1",
       [a.id],
     );
     const { createHash } = await import("node:crypto");

@@ -50,6 +50,7 @@ export function artifactRoutes(
   app.post<{ Params: { name: string }; Body: unknown }>(
     "/artifacts/:name/render",
     {
+      config: { reads: true },
       schema: {
         summary: "Render the active version of an artifact: content and manifest",
         tags,

@@ -48,11 +48,14 @@ export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {
         response: { 200: TOOLS_DISCOVERY_SCHEMA },
       },
     },
-    async (request) => toolsDiscovery(await requireCatalog(deps.db, request.workspace.id)),
+    async (request) =>
+      toolsDiscovery(await requireCatalog(deps.db, request.workspace.id), request.key.scope === "read_only"),
   );
   app.post<{ Body: unknown }>(
     "/mcp",
     {
+      // Each tool decides: read-only keys neither see nor run ingest tools (src/mcp/server.ts).
+      config: { reads: true },
       schema: {
         summary: "MCP Streamable HTTP (2026-07-28 stateless, and 2025 revisions through initialize)",
         tags: ["mcp"],
@@ -73,6 +76,7 @@ export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {
       const scope: ToolScope = {
         workspace: request.workspace,
         catalog: await activeCatalog(deps.db, request.workspace.id),
+        readOnly: request.key.scope === "read_only",
       };
       const response = await handler.fetch(webRequest(request), {
         parsedBody: request.body,

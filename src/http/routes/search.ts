@@ -11,6 +11,7 @@ export function searchRoutes(
   app.post<{ Body: unknown }>(
     "/search",
     {
+      config: { reads: true },
       schema: {
         summary: "Typed search (SearchSpec): vector, text, hybrid, recent, structured, or combined sources",
         tags,
@@ -43,6 +44,7 @@ export function searchRoutes(
   app.post<{ Params: { name: string }; Querystring: { explain?: boolean }; Body: unknown }>(
     "/views/:name/query",
     {
+      config: { reads: true },
       schema: {
         summary: "Run the active version of a named view with its parameters",
         tags,

@@ -3,12 +3,13 @@ import { HNSW_SETTINGS, type Queryable } from "./types.js";
 /**
  * Where each table lives on a Citus cluster (docs/scaling.md). Per-workspace
  * tables are distributed by workspace_id in one colocation group, so a statement that names its
- * workspace runs on the one node holding it; the two global tables are reference tables
+ * workspace runs on the one node holding it; the global tables are reference tables
  * (replicated to every node); the job queue stays a plain table on the coordinator, where
  * FOR UPDATE SKIP LOCKED claims across workspaces in one index scan.
  */
 export const CITUS_PLACEMENT: Readonly<Record<string, "distributed" | "reference" | "coordinator">> = {
   workspaces: "reference",
+  workspace_keys: "reference",
   vector_indexes: "reference",
   jobs: "coordinator",
   schema_migrations: "coordinator",

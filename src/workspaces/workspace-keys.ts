@@ -1,0 +1,111 @@
+// A workspace's keys (CONVENTIONS "Keys and operations"): several live at once, so a key is
+// rotated by creating another, switching clients, then revoking the old one. A key is shown
+// once, when created; only its digest is stored.
+import type { Queryable } from "../platform/db/index.js";
+import { AppError } from "../platform/errors.js";
+import { isUuid } from "../records/index.js";
+import { generateKey, keyDigest } from "./keys.js";
+import * as sql from "./sql.js";
+
+export const KEY_SCOPES = ["read_write", "read_only"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+export interface KeyInfo {
+  id: string;
+  name: string;
+  scope: KeyScope;
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface CreatedKey {
+  workspace: string;
+  id: string;
+  name: string;
+  scope: KeyScope;
+  /** Shown once; only its digest is stored. */
+  api_key: string;
+  expires_at: Date | null;
+}
+
+export interface KeyOptions {
+  name?: string;
+  scope?: KeyScope;
+  /** Milliseconds from `now` until the key stops working; none for a key that does not expire. */
+  expiresInMs?: number;
+  now?: number;
+}
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+// Ten years: beyond that an expiry is a typo, not a policy.
+const MAX_EXPIRY_MS = 3650 * UNIT_MS.d;
+const DURATION = /^([1-9][0-9]{0,6})([smhdw])$/;
+
+/** "30d", "12h", "90m", "45s", "2w" in milliseconds. */
+export function parseDuration(text: string): number {
+  const match = DURATION.exec(text.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
+  if (!(ms > 0 && ms <= MAX_EXPIRY_MS)) {
+    throw new AppError(
+      "request_schema",
+      `invalid duration "${text}": use a whole number and a unit s, m, h, d or w (like 30d or 12h), at most 3650d`,
+    );
+  }
+  return ms;
+}
+
+// Labels are for people reading `key list`: printable, one line.
+const NAME_FORMAT = /^[^\p{Cc}]{1,100}$/u;
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (!NAME_FORMAT.test(trimmed)) {
+    throw new AppError("request_schema", "a key name is 1 to 100 printable characters on one line");
+  }
+  return trimmed;
+}
+
+/** Adds a key to the workspace (its id) and returns it, the only time it is shown. */
+export async function insertKey(
+  db: Queryable,
+  workspace: { id: string; name: string },
+  options: KeyOptions = {},
+): Promise<CreatedKey> {
+  const scope = options.scope ?? "read_write";
+  if (!KEY_SCOPES.includes(scope)) throw new AppError("request_schema", `unknown key scope "${scope}"`);
+  const name = checkName(options.name ?? "default");
+  const expiresAt =
+    options.expiresInMs === undefined ? null : new Date((options.now ?? Date.now()) + options.expiresInMs);
+  const apiKey = generateKey();
+  const { rows } = await db.query<KeyInfo>(sql.INSERT_KEY, [
+    workspace.id,
+    name,
+    scope,
+    keyDigest(apiKey),
+    expiresAt,
+  ]);
+  const row = rows[0] as KeyInfo;
+  return {
+    workspace: workspace.name,
+    id: row.id,
+    name: row.name,
+    scope,
+    api_key: apiKey,
+    expires_at: row.expires_at,
+  };
+}
+
+export async function listKeys(db: Queryable, workspaceId: string): Promise<KeyInfo[]> {
+  return (await db.query<KeyInfo>(sql.LIST_KEYS, [workspaceId])).rows;
+}
+
+/** Revokes one of the workspace's keys; it stops authorizing with the next request. */
+export async function revokeKey(db: Queryable, workspace: { id: string; name: string }, keyId: string) {
+  const row = isUuid(keyId)
+    ? (await db.query<KeyInfo>(sql.REVOKE_KEY, [workspace.id, keyId])).rows[0]
+    : undefined;
+  if (!row) throw new AppError("not_found", `workspace ${workspace.name} has no key ${keyId}`);
+  return row;
+}

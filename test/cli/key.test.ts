@@ -1,0 +1,142 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliEnv, runCli } from "../support/cli.js";
+import { createTestDb, type TestDb } from "../support/db.js";
+
+describe("engram key", () => {
+  let env: NodeJS.ProcessEnv;
+  let cleanup: () => Promise<void>;
+  const printed: string[] = [];
+  beforeAll(async () => {
+    const testDb: TestDb = await createTestDb();
+    if (testDb.url) {
+      env = cliEnv({ DATABASE_URL: testDb.url });
+      cleanup = () => testDb.close();
+    } else {
+      await testDb.close();
+      const dir = await mkdtemp(join(tmpdir(), "engram-cli-"));
+      env = cliEnv({ DATA_DIR: dir });
+      cleanup = () => rm(dir, { recursive: true, force: true });
+    }
+    const created = await runCli(["workspace", "create", "keyed", "--json"], env);
+    printed.push(JSON.parse(created.stdout).api_key);
+  }, 90_000);
+  afterAll(() => cleanup());
+
+  const list = async () => {
+    const result = await runCli(["key", "list", "--workspace", "keyed", "--json"], env);
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout) as Record<string, string | null>[];
+  };
+
+  it("workspace create made the first key: default, read-write", async () => {
+    const keys = await list();
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({
+      name: "default",
+      scope: "read_write",
+      expires_at: null,
+      revoked_at: null,
+    });
+  });
+
+  it("create --json prints the new key once, with its scope and expiry", async () => {
+    const before = Date.now();
+    const result = await runCli(
+      [
+        "key",
+        "create",
+        "--workspace",
+        "keyed",
+        "--name",
+        "agent",
+        "--read-only",
+        "--expires-in",
+        "12h",
+        "--json",
+      ],
+      env,
+    );
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(Object.keys(created).sort()).toEqual([
+      "api_key",
+      "expires_at",
+      "id",
+      "name",
+      "scope",
+      "workspace",
+    ]);
+    expect(created).toMatchObject({ workspace: "keyed", name: "agent", scope: "read_only" });
+    expect(created.api_key).toMatch(/^egk_[A-Za-z0-9_-]{43}$/);
+    const expires = Date.parse(created.expires_at);
+    expect(expires).toBeGreaterThanOrEqual(before + 12 * 3_600_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 12 * 3_600_000);
+    printed.push(created.api_key);
+    const plain = await runCli(["key", "create", "--workspace", "keyed"], env);
+    expect(plain.code).toBe(0);
+    const key = /egk_[A-Za-z0-9_-]{43}/.exec(plain.stdout)?.[0];
+    expect(key).toBeDefined();
+    printed.push(key as string);
+  });
+
+  it("list shows every key's fields, never a key", async () => {
+    const keys = await list();
+    expect(keys.map((k) => [k.name, k.scope])).toEqual([
+      ["default", "read_write"],
+      ["agent", "read_only"],
+      ["default", "read_write"],
+    ]);
+    for (const key of keys) {
+      expect(Object.keys(key).sort()).toEqual([
+        "created_at",
+        "expires_at",
+        "id",
+        "last_used_at",
+        "name",
+        "revoked_at",
+        "scope",
+      ]);
+    }
+    const plain = await runCli(["key", "list", "--workspace", "keyed"], env);
+    expect(plain.stdout).toContain("agent\tread_only\tactive");
+    const json = await runCli(["key", "list", "--workspace", "keyed", "--json"], env);
+    for (const output of [plain.stdout + plain.stderr, json.stdout + json.stderr]) {
+      expect(output).not.toContain("egk_");
+      for (const key of printed) expect(output).not.toContain(key);
+    }
+  });
+
+  it("revoke marks the key revoked; list shows when", async () => {
+    const agent = (await list()).find((k) => k.name === "agent") as { id: string };
+    const result = await runCli(["key", "revoke", "--workspace", "keyed", agent.id], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Revoked key agent (${agent.id})`);
+    const revoked = (await list()).find((k) => k.id === agent.id);
+    expect(Date.parse(revoked?.revoked_at as string)).toBeGreaterThan(0);
+    const plain = await runCli(["key", "list", "--workspace", "keyed"], env);
+    expect(plain.stdout).toContain("agent\tread_only\trevoked");
+  });
+
+  it.each([
+    [["key", "create", "--workspace", "keyed", "--expires-in", "soon"], /invalid duration "soon"/],
+    [["key", "create", "--workspace", "keyed", "--expires-in", "0d"], /invalid duration/],
+    [["key", "create", "--workspace", "keyed", "--name", " "], /key name/],
+    [["key", "create", "--workspace", "nowhere"], /no workspace named "nowhere"/],
+    [["key", "create"], /--workspace/],
+    [["key", "revoke", "--workspace", "keyed", "00000000-0000-4000-8000-000000000000"], /has no key/],
+    [["key", "revoke", "--workspace", "keyed", "nonsense"], /has no key nonsense/],
+    [["key", "list", "--workspace", "nowhere"], /no workspace named/],
+  ])("refuses %j with exit 1 and a clear message", async (args, message) => {
+    const result = await runCli(args, env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe("");
+  });
+
+  it("the refused commands created nothing", async () => {
+    expect((await list()).length).toBe(3);
+  });
+});
