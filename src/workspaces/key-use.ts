@@ -8,7 +8,7 @@ export const KEY_USE_INTERVAL_MS = 60_000;
 
 const notedAt = new Map<string, number>();
 
-/** Notes the key's use off the request's path; a failure is retried by a later request. */
+/** Notes the key's use off the request's path; after a failure, the next note is a minute later. */
 export function noteKeyUse(
   db: Pick<Queryable, "query">,
   keyId: string,
@@ -18,5 +18,5 @@ export function noteKeyUse(
   const last = Math.max(notedAt.get(keyId) ?? 0, lastUsedAt?.getTime() ?? 0);
   if (now - last < KEY_USE_INTERVAL_MS) return;
   notedAt.set(keyId, now);
-  db.query(sql.TOUCH_KEY, [keyId]).catch(() => notedAt.delete(keyId));
+  db.query(sql.TOUCH_KEY, [keyId, new Date(now), new Date(now - KEY_USE_INTERVAL_MS)]).catch(() => {});
 }

@@ -68,13 +68,15 @@ export const INSERT_KEY = `
 /** A workspace's keys, oldest first; never their digests. */
 export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM workspace_keys WHERE workspace_id = $1 ORDER BY created_at, id`;
 
+// Times come from the caller ($3, $2): Citus refuses now() in an UPDATE of a reference table.
+
 /** Revokes a key of the workspace; a key already revoked keeps its first revocation time. */
 export const REVOKE_KEY = `
-  UPDATE workspace_keys SET revoked_at = COALESCE(revoked_at, now())
+  UPDATE workspace_keys SET revoked_at = COALESCE(revoked_at, $3)
   WHERE workspace_id = $1 AND id = $2
   RETURNING ${KEY_COLUMNS}`;
 
-/** Notes a key's use; a no-op when another process noted it within the minute. */
+/** Notes a key's use at $2; a no-op when another process noted it since $3 (a minute before). */
 export const TOUCH_KEY = `
-  UPDATE workspace_keys SET last_used_at = now()
-  WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+  UPDATE workspace_keys SET last_used_at = $2
+  WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`;

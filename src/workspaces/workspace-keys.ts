@@ -102,9 +102,14 @@ export async function listKeys(db: Queryable, workspaceId: string): Promise<KeyI
 }
 
 /** Revokes one of the workspace's keys; it stops authorizing with the next request. */
-export async function revokeKey(db: Queryable, workspace: { id: string; name: string }, keyId: string) {
+export async function revokeKey(
+  db: Queryable,
+  workspace: { id: string; name: string },
+  keyId: string,
+  now: number = Date.now(),
+) {
   const row = isUuid(keyId)
-    ? (await db.query<KeyInfo>(sql.REVOKE_KEY, [workspace.id, keyId])).rows[0]
+    ? (await db.query<KeyInfo>(sql.REVOKE_KEY, [workspace.id, keyId, new Date(now)])).rows[0]
     : undefined;
   if (!row) throw new AppError("not_found", `workspace ${workspace.name} has no key ${keyId}`);
   return row;
