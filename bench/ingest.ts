@@ -79,7 +79,7 @@ export async function waitUntilReady(system: System, log?: (line: string) => voi
  * stay queued here and `npm run bench:derive` measures them).
  */
 export function startBenchWorker(system: System): Promise<Worker> {
-  return startWorker(system.db, system.config, pino({ level: "silent" }), [DERIVE_JOB]);
+  return startWorker(system.db, system.config, pino({ level: "silent" }), { except: [DERIVE_JOB] });
 }
 
 // Deferred embeddings past their space's last build: what the sealer has left to index.

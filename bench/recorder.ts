@@ -52,6 +52,7 @@ export function recordingDb(db: Db): { db: Db; recorder: Recorder } {
     withWorkspaceLock: (workspaceId, fn) => db.withWorkspaceLock(workspaceId, (tx) => fn(wrap(tx))),
     noteWrites: (rows, table) => db.noteWrites(rows, table),
     answeredWithin: (ms) => db.answeredWithin(ms),
+    connections: () => db.connections(),
     listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),
   };

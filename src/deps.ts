@@ -5,7 +5,7 @@ import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { DERIVE_JOB, deriveHandler, fireReadyTriggers, runCronTriggers } from "./derivations/index.js";
 import { INDEX_DELETE_JOB, indexDeleteHandler } from "./erasure/index.js";
-import { createModels, loadFakeScript, type Models } from "./models/index.js";
+import { type CreateModelsOptions, createModels, loadFakeScript, type Models } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
 import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
 import { storedContracts } from "./records/contracts.js";
@@ -33,24 +33,30 @@ export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows"
   };
 }
 
-/** Models per installed catalog, built once per install. */
-export function modelsResolver(fakeScript: Record<string, unknown>): (catalog: InstalledCatalog) => Models {
+/** Models per installed catalog, built once per install; onCall is told of every call (metrics). */
+export function modelsResolver(
+  fakeScript: Record<string, unknown>,
+  onCall?: CreateModelsOptions["onCall"],
+): (catalog: InstalledCatalog) => Models {
   const cache = new WeakMap<InstalledCatalog, Models>();
   return (catalog) => {
     let models = cache.get(catalog);
     if (!models) {
-      models = createModels(catalog.index.models.def, { env: process.env, fakeScript });
+      models = createModels(catalog.index.models.def, { env: process.env, fakeScript, onCall });
       cache.set(catalog, models);
     }
     return models;
   };
 }
 
-/** Every job kind the worker runs, with its handler. */
-export async function workerHandlers(config: Config): Promise<Record<string, JobHandler>> {
+/** Every job kind the worker runs, with its handler; onModelCall is told of every model call (metrics). */
+export async function workerHandlers(
+  config: Config,
+  onModelCall?: CreateModelsOptions["onCall"],
+): Promise<Record<string, JobHandler>> {
   const script = await loadFakeScript(config.fakeModelScript);
   const enrich = {
-    models: modelsResolver(script),
+    models: modelsResolver(script, onModelCall),
     llmBatch: config.enrichLlmBatch,
     embedBatch: config.enrichEmbedBatch,
   };

@@ -5,6 +5,7 @@ import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { catalogDeps, periodicTasks, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/app.js";
+import { createMetrics, type Metrics } from "./metrics/index.js";
 import { type Db, maintenanceWarnings, migrate, openDatabase, storageLayout } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
 import { alignEmbeddingLayout } from "./records/index.js";
@@ -97,21 +98,25 @@ export interface ServeOptions {
   worker: boolean;
 }
 
-/** Starts a worker running every job kind on the database but those `except` names. */
+/**
+ * Starts a worker running every job kind on the database but those `except` names, reporting its
+ * jobs and model calls to `metrics` (the server's, when it runs beside the HTTP app).
+ */
 export async function startWorker(
   db: Db,
   config: Config,
   log: Logger,
-  except: string[] = [],
+  options: { except?: string[]; metrics?: Metrics } = {},
 ): Promise<Worker> {
-  const handlers = await workerHandlers(config);
-  for (const kind of except) delete handlers[kind];
+  const handlers = await workerHandlers(config, options.metrics?.modelCall);
+  for (const kind of options.except ?? []) delete handlers[kind];
   const worker = new Worker({
     db,
     log,
     handlers,
     periodic: periodicTasks(config),
     leaseSeconds: config.workerLeaseSeconds,
+    onAttempt: options.metrics?.jobAttempt,
   });
   await worker.start();
   return worker;
@@ -129,9 +134,10 @@ export async function startServer(options: ServeOptions): Promise<Server> {
           "Send it as: Authorization: Bearer <key>\n\n",
       );
     }
-    const app = await buildApp({ config, db, version: VERSION });
+    const metrics = config.metricsToken ? createMetrics(db) : undefined;
+    const app = await buildApp({ config, db, version: VERSION, metrics });
     const url = await app.listen({ port: config.port, host: config.host });
-    const worker = options.worker ? await startWorker(db, config, log) : undefined;
+    const worker = options.worker ? await startWorker(db, config, log, { metrics }) : undefined;
     let closing: Promise<void> | undefined;
     return {
       app,

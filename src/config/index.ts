@@ -42,6 +42,8 @@ export interface Config {
   /** Requests per window per workspace key (0: no limit), and the window. */
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** The bearer token of GET /metrics; unset, there is no /metrics. */
+  metricsToken: string | undefined;
 }
 
 /** The bundled script that lets the example package's derivation run offline (examples/). */
@@ -172,6 +174,19 @@ function vectorLayout(env: Env, databaseUrl: string | undefined): VectorLayout {
   return value as VectorLayout;
 }
 
+/** Long enough not to be guessed, and without whitespace (it is sent as a bearer token). */
+const METRICS_TOKEN_MIN_CHARS = 16;
+
+function metricsToken(env: Env): string | undefined {
+  const value = raw(env, "METRICS_TOKEN");
+  if (value === undefined) return undefined;
+  if (/\s/.test(value)) throw new ConfigError("METRICS_TOKEN", "must not contain whitespace");
+  if (value.length < METRICS_TOKEN_MIN_CHARS) {
+    throw new ConfigError("METRICS_TOKEN", `expected at least ${METRICS_TOKEN_MIN_CHARS} characters`);
+  }
+  return value;
+}
+
 function memorySetting(env: Env, name: string, fallback: string): string {
   const value = raw(env, name) ?? fallback;
   if (!/^[1-9]\d{0,6}(kB|MB|GB)$/.test(value)) {
@@ -210,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: int(env, "DATABASE_POOL_MAX", 10, 1, 1000),
     rateLimitMax: int(env, "RATE_LIMIT_MAX", 12_000, 0),
     rateLimitWindowMs: int(env, "RATE_LIMIT_WINDOW_MS", 60_000, 1),
+    metricsToken: metricsToken(env),
     vectorBulkMinRows: int(env, "VECTOR_BULK_MIN_ROWS", 5000, 1),
     vectorBuildMemory: memorySetting(env, "VECTOR_BUILD_MEMORY", "1GB"),
     vectorLayout: vectorLayout(env, url),

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Config } from "../config/index.js";
 import { catalogDeps, modelsResolver } from "../deps.js";
+import { createMetrics, type Metrics } from "../metrics/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { loggerOptions } from "../platform/log.js";
@@ -25,6 +26,7 @@ import { eraseRoutes } from "./routes/erase.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { mcpRoutes } from "./routes/mcp.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { recordRoutes } from "./routes/records.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
@@ -40,6 +42,8 @@ export interface AppDeps {
   version: string;
   /** Route plugins registered after the built-in ones (domain routes; probes in tests). */
   routes?: ((app: FastifyInstance) => void | Promise<void>)[];
+  /** The server's metrics, shared with its worker; made here when METRICS_TOKEN is set and none is given. */
+  metrics?: Metrics;
   /** Hooks added before any route (the tests' check of replies against the documented schemas). */
   instrument?: (app: FastifyInstance) => void;
 }
@@ -98,6 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   documentResponses(app);
   closeQueryStrings(app);
   app.setErrorHandler(handleError);
+  const metrics = deps.config.metricsToken ? (deps.metrics ?? createMetrics(deps.db)) : undefined;
+  metricsRoutes(app, { metrics, token: deps.config.metricsToken });
   deps.instrument?.(app);
   const methodsFor = trackRoutes(app);
   app.setNotFoundHandler((request, reply) => {
@@ -137,7 +143,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Search, views and everything that runs them (artifact view blocks) read with these.
   const searchDeps = {
     db: deps.db,
-    models: modelsResolver({}),
+    models: modelsResolver({}, metrics?.modelCall),
+    onSearch: metrics?.searchDone,
     renderBudgetTokens: deps.config.renderBudgetTokens,
     maxResponseBytes: deps.config.maxResponseBytes,
     maxQueryChars: deps.config.maxQueryChars,

@@ -22,8 +22,13 @@ declare module "fastify" {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return BEARER.exec(header ?? "")?.[1];
+}
+
 // Served without a key, whatever the method (so a wrong method gets 405, not 401).
-const PUBLIC_PATHS = new Set(["/health", "/openapi.json"]);
+const PUBLIC_PATHS = new Set(["/health", "/openapi.json", "/metrics"]); // /metrics: its own token
 
 export function isPublicPath(url: string): boolean {
   const path = url.split("?")[0] ?? url;
@@ -46,12 +51,14 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
   app.addHook("onSend", async () => forgetInstall());
   app.addHook("onRequest", async (request) => {
     if (isPublicPath(request.url)) return;
-    const match = BEARER.exec(request.headers.authorization ?? "");
-    const holder = match?.[1] ? await authenticate(db, match[1]) : undefined;
+    const sent = bearerToken(request.headers.authorization);
+    const holder = sent ? await authenticate(db, sent) : undefined;
     if (!holder) {
       throw new AppError(
         "unauthorized",
-        match ? "the workspace key is not valid" : "send the workspace key as Authorization: Bearer <key>",
+        sent === undefined
+          ? "send the workspace key as Authorization: Bearer <key>"
+          : "the workspace key is not valid",
       );
     }
     request.workspace = holder.workspace;

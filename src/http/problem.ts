@@ -120,6 +120,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
   if (error.code === "database_busy" || error.code === "database_unavailable") {
     reply.header("Retry-After", String(BUSY_RETRY_AFTER_S));
   }
+  if (error.code === "database_busy") reply.server.metrics?.databaseBusy();
   return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(error));
 }
 

@@ -21,6 +21,7 @@ export type {
   CreateModelsOptions,
   JsonInput,
   JsonResult,
+  ModelCall,
   Models,
   RerankInput,
   RerankResult,

@@ -6,6 +6,7 @@ import type { EmbeddingAlias, ModelAlias, ModelsConf } from "../catalog/types.js
 import { ajv } from "../platform/schema.js";
 import { ModelOutputError, ModelTransportError } from "./errors.js";
 import { FakeAdapter } from "./fake.js";
+import { observedModels } from "./observed.js";
 import { OpenAIAdapter } from "./openai.js";
 import type {
   Adapter,
@@ -206,5 +207,6 @@ function checkRelevance(call: Call, values: unknown, documents: number): number[
 
 /** The model layer over one catalog's conf/models.yaml. Adapters and clients are created lazily. */
 export function createModels(conf: ModelsConf, options: CreateModelsOptions = {}): Models {
-  return new Router(conf, options);
+  const router = new Router(conf, options);
+  return options.onCall ? observedModels(router, options.onCall) : router;
 }

@@ -69,6 +69,17 @@ export interface CreateModelsOptions {
   timeoutMs?: number;
   /** Retries of the openai client per request (default 2; tests lower it). */
   maxRetries?: number;
+  /** Told of every call as it ends (metrics). */
+  onCall?: (call: ModelCall) => void;
+}
+
+/** One call through the model layer as it ended: failed, or answered with usage where known. */
+export interface ModelCall {
+  alias: string;
+  operation: "embed" | "score" | "json" | "rerank";
+  ok: boolean;
+  /** Only JSON tasks report usage (the provider's counts, or estimates). */
+  usage?: Usage;
 }
 
 /** One call as an adapter sees it: the target already resolved to a provider and a model. */

@@ -2,7 +2,7 @@
 // order_by in structured mode), fuse sources by RRF, shape hits, render, bound the response.
 import { SCORE_SEMANTICS } from "../catalog/discovery.js";
 import type { InstalledCatalog } from "../catalog/index.js";
-import { type RankNode, readsAge } from "../catalog/rank.js";
+import { type RankNode, readsAge, type SearchMode } from "../catalog/rank.js";
 import type { CombinedSearchSpec, SearchPart, SearchSpec } from "../catalog/search-spec.js";
 import { type Models, modelAppError } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
@@ -35,6 +35,8 @@ export interface SearchDeps {
   maxResponseBytes: number;
   /** Score every text match instead of reading the frequency tiers (the bench's exact reference). */
   exhaustiveText?: boolean;
+  /** Told each completed search's mode (`sources` for a combined one) and duration (metrics). */
+  onSearch?: (mode: SearchMode | "sources", seconds: number) => void;
 }
 
 interface Ranked extends Scored {
@@ -168,6 +170,7 @@ export async function executeSearch(
   catalog: InstalledCatalog,
   spec: SearchSpec,
 ) {
+  const started = performance.now();
   const now = new Date();
   const parts: (SearchPart & { name?: string })[] = spec.sources ?? [spec];
   // A fusion boost ranks every source's candidates.
@@ -308,5 +311,6 @@ export async function executeSearch(
     workspaceId,
     hits.map((h) => h.id),
   );
+  deps.onSearch?.(spec.sources ? "sources" : spec.mode, (performance.now() - started) / 1000);
   return response;
 }

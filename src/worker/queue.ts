@@ -183,6 +183,8 @@ export async function succeed(
 ): Promise<void> {
   const { rowCount } = await tx.query(SUCCEED, [job.workspace_id, job.id, owner, runId]);
   if (rowCount === 0) throw new LeaseLostError(job.id);
+  // The claimed job keeps the state its end wrote: the worker reports how the attempt ended.
+  job.state = "succeeded";
 }
 
 /**
@@ -203,6 +205,7 @@ export async function endJob(
     end.state,
   ]);
   if (rowCount === 0) throw new LeaseLostError(job.id);
+  job.state = end.state;
 }
 
 /** Exponential backoff between attempts: 2 s, 4 s, 8 s … capped at 5 minutes. */

@@ -10,6 +10,7 @@ import {
   heartbeat,
   JOBS_CHANNEL,
   type Job,
+  type JobState,
   LeaseLostError,
   releaseLeases,
 } from "./queue.js";
@@ -28,6 +29,29 @@ export interface JobContext {
  * calls succeed() in its last one. Throwing schedules a retry (or death after max_attempts).
  */
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
+
+/**
+ * How one attempt at a job ended: `retried` (failed, queued again with backoff), `released`
+ * (handed back untouched as the worker stops), `lease_lost` (the worker could not record an end:
+ * its lease expired, or the database refused; the job runs again once the lease is over).
+ */
+export type AttemptOutcome = "succeeded" | "retried" | "dead" | "cancelled" | "released" | "lease_lost";
+
+export interface JobAttempt {
+  kind: string;
+  outcome: AttemptOutcome;
+  seconds: number;
+}
+
+/**
+ * The outcome of an attempt from the state its end wrote: succeed() and endJob() keep it on the
+ * claimed job, failJob() returns it; a job still `running` was left for release.
+ */
+function attemptOutcome(state: JobState | undefined): AttemptOutcome {
+  if (state === undefined) return "lease_lost";
+  if (state === "queued") return "retried";
+  return state === "running" ? "released" : state;
+}
 
 /** Work a worker does on a clock rather than from the queue (cron triggers, purges). */
 export interface PeriodicTask {
@@ -48,6 +72,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Run every everyMs while the worker runs; a run never overlaps the previous one. */
   periodic?: PeriodicTask[];
+  /** Told how each attempt ended and how long it ran (metrics). */
+  onAttempt?: (attempt: JobAttempt) => void;
 }
 
 /**
@@ -163,24 +189,29 @@ export class Worker {
   private async execute(job: Job): Promise<void> {
     const { db, log } = this.options;
     const handler = this.options.handlers[job.kind];
+    const started = performance.now();
     const beat = setInterval(
       () => void heartbeat(db, job, this.owner, this.leaseSeconds).catch(() => false),
       (this.leaseSeconds * 1000) / HEARTBEAT_FRACTION,
     );
+    let ended: JobState | undefined;
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(job, this.context());
+      ended = job.state;
     } catch (error) {
       if (error instanceof LeaseLostError) {
         log.warn({ job: job.id }, error.message);
         return;
       }
-      const state = await failJob(db, job, this.owner, (error as Error).message ?? String(error)).catch(
+      ended = await failJob(db, job, this.owner, (error as Error).message ?? String(error)).catch(
         () => undefined,
       );
-      log.warn({ job: job.id, kind: job.kind, state, err: error }, "job failed");
+      log.warn({ job: job.id, kind: job.kind, state: ended, err: error }, "job failed");
     } finally {
       clearInterval(beat);
+      const seconds = (performance.now() - started) / 1000;
+      this.options.onAttempt?.({ kind: job.kind, outcome: attemptOutcome(ended), seconds });
     }
   }
 }

@@ -8,6 +8,7 @@ export { openPostgres } from "./postgres.js";
 export { maintenanceWarnings } from "./server-maintenance.js";
 export { parseJsonTimestamptz } from "./timestamps.js";
 export {
+  type ConnectionStats,
   type Db,
   type DbKind,
   type Queryable,

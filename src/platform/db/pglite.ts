@@ -52,27 +52,41 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
   const root = wrap(pglite, answered);
   const maintenance = pgliteMaintenance(pglite, options.maintenance);
   const prepared = preparedStatements(pglite, root.query);
+  // The one connection runs one call at a time: of the calls begun and not ended, all but one wait.
+  let calls = 0;
+  async function counted<R>(call: () => Promise<R>): Promise<R> {
+    calls++;
+    try {
+      return await call();
+    } finally {
+      calls--;
+    }
+  }
   return {
     kind: "pglite",
     hasVector: true,
     distributed: false,
     pglite,
-    query: root.query,
-    exec: root.exec,
-    async queryRepeated<T>(text: string, params: unknown[]) {
-      const result = await prepared<T>(text, params);
-      answered();
-      return result;
-    },
+    query: (text, params) => counted(() => root.query(text, params)),
+    exec: (script) => counted(() => root.exec(script)),
+    queryRepeated: <T>(text: string, params: unknown[]) =>
+      counted(async () => {
+        const result = await prepared<T>(text, params);
+        answered();
+        return result;
+      }),
     noteWrites: maintenance.noteWrites,
     answeredWithin: (ms) => !pglite.closed && performance.now() - answeredAt <= ms,
-    transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx, answered))),
-    session: (fn) => fn(root),
+    connections: () => ({ open: 1, max: 1, idle: calls === 0 ? 1 : 0, waiting: Math.max(0, calls - 1) }),
+    transaction: (fn) => counted(() => pglite.transaction((tx) => fn(wrap(tx, answered)))),
+    session: (fn) => counted(() => fn(root)),
     withWorkspaceLock: (workspaceId, fn) =>
-      pglite.transaction(async (tx) => {
-        await tx.query(WORKSPACE_LOCK_SQL, [workspaceId]);
-        return fn(wrap(tx, answered));
-      }),
+      counted(() =>
+        pglite.transaction(async (tx) => {
+          await tx.query(WORKSPACE_LOCK_SQL, [workspaceId]);
+          return fn(wrap(tx, answered));
+        }),
+      ),
     async listen(channel, onNotify) {
       const unlisten = await pglite.listen(channel, () => onNotify());
       return async () => {

@@ -147,6 +147,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
     // The server's autovacuum keeps statistics current.
     noteWrites: () => undefined,
     answeredWithin: () => false,
+    connections: () => ({
+      open: pool.totalCount,
+      max: pool.options.max,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     transaction: (fn) => transaction(fn),
     session,
     withWorkspaceLock: (workspaceId, fn) => transaction(fn, workspaceId),

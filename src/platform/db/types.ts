@@ -54,9 +54,20 @@ export interface Db extends Queryable {
    * PGlite's one connection. A pool's probe never queues, so the server adapter says false.
    */
   answeredWithin(ms: number): boolean;
+  /** The connections behind the database at this moment (metrics). */
+  connections(): ConnectionStats;
   /** Calls onNotify for each NOTIFY on the channel until the returned function is called. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface ConnectionStats {
+  /** Connections open now, of at most `max`. */
+  open: number;
+  max: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
 }
 
 /** SQL taking the transaction-scoped advisory lock of one workspace. */
