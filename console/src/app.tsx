@@ -55,6 +55,14 @@ function Shell() {
         <span class="workspace" title="Workspace">
           {workspace?.name ?? ""}
         </span>
+        {workspace?.key.scope === "read_only" ? (
+          <span
+            class="read-only"
+            title="This key can read everything; every change is refused (403 key_read_only)"
+          >
+            read-only
+          </span>
+        ) : null}
         <nav aria-label="Console">
           {PAGES.filter((p) => p.nav).map((p) => (
             <Link key={p.path} href={href(p.path)} current={p.path === route.path}>

@@ -6,6 +6,8 @@ export interface WorkspaceInfo {
   created_at: string;
   oldest_unready_at?: string | null;
   counts: { records: number; entities: number; unready: number; jobs: Record<string, number> };
+  /** The key signed in (never the key itself). */
+  key: { id: string; name: string; scope: "read_write" | "read_only"; expires_at: string | null };
 }
 
 /** A background job as GET /jobs and GET /jobs/{id} answer it. */

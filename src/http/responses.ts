@@ -3,6 +3,7 @@
 // suite checks every reply it receives against the schema of its route and status.
 
 import { JOB_STATES } from "../worker/queue.js";
+import { KEY_SCOPES } from "../workspaces/index.js";
 import { ANSWER_RESPONSES } from "./answer-responses.js";
 import { ARTIFACT_RESPONSES } from "./artifact-responses.js";
 import { DERIVATION_RESPONSES, freshness } from "./derivation-responses.js";
@@ -379,6 +380,12 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
         jobs: shape(Object.fromEntries(JOB_STATES.map((state) => [state, int]))),
       }),
       oldest_unready_at: { type: ["string", "null"], format: "date-time" },
+      key: shape({
+        id: uuid,
+        name: str,
+        scope: { enum: [...KEY_SCOPES] },
+        expires_at: { type: ["string", "null"], format: "date-time" },
+      }),
     }),
   },
   "GET /entities": {

@@ -9,6 +9,7 @@ export {
   findWorkspaceByName,
   type KeyHolder,
   listWorkspaces,
+  type RequestKey,
   requireWorkspaceByName,
   type Workspace,
   type WorkspaceSummary,

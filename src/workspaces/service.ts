@@ -79,14 +79,23 @@ export async function findWorkspaceByName(
   return (await db.query<WorkspaceSummary>(sql.FIND_BY_NAME, [name])).rows[0];
 }
 
+/** A request's key as the request sees it (never the key itself). */
+export interface RequestKey {
+  id: string;
+  name: string;
+  scope: KeyScope;
+  expires_at: Date | null;
+}
+
 /** Who a request's key speaks for, and what it may do. */
 export interface KeyHolder {
   workspace: Workspace;
-  key: { id: string; scope: KeyScope };
+  key: RequestKey;
 }
 
 interface KeyRow extends Workspace {
   key_id: string;
+  key_name: string;
   scope: KeyScope;
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -114,5 +123,8 @@ export async function authenticate(
   if (!row || (row.expires_at !== null && row.expires_at.getTime() <= now)) return undefined;
   if (row.catalog_install_id !== undefined) rememberInstall(db, row.id, row.catalog_install_id);
   noteKeyUse(db, row.key_id, row.last_used_at, now);
-  return { workspace: { id: row.id, name: row.name }, key: { id: row.key_id, scope: row.scope } };
+  return {
+    workspace: { id: row.id, name: row.name },
+    key: { id: row.key_id, name: row.key_name, scope: row.scope, expires_at: row.expires_at },
+  };
 }

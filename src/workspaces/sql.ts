@@ -16,7 +16,7 @@ export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE n
 
 // What a request needs of its key: the key's workspace, scope and expiry (checked by the caller
 // against its clock), and when it was last noted as used. Revoked keys are not found at all.
-const KEY_FIELDS = `w.id, w.name, k.id AS key_id, k.scope, k.expires_at, k.last_used_at`;
+const KEY_FIELDS = `w.id, w.name, k.id AS key_id, k.name AS key_name, k.scope, k.expires_at, k.last_used_at`;
 const KEY_JOIN = `workspace_keys k JOIN workspaces w ON w.id = k.workspace_id
   WHERE k.key_digest = decode($1, 'hex') AND k.revoked_at IS NULL`;
 

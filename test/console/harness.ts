@@ -49,6 +49,8 @@ export interface ConsoleServer {
   key: string;
   /** The key of a second workspace, "other", created empty. */
   otherKey: string;
+  /** A read-only key of "other", named viewer. */
+  readOnlyKey: string;
   /** Calls the API as a client would (the demo key unless another is given). */
   api(method: string, path: string, body?: unknown, key?: string): Promise<ApiAnswer>;
   /** Everything the server printed on stderr so far (to check that no key is logged). */
@@ -70,6 +72,12 @@ export async function startServer(options: { worker?: boolean } = {}): Promise<C
   const created = await runCli(["workspace", "create", "other", "--json"], env);
   if (created.code !== 0) throw new Error(`workspace create failed: ${created.stderr}`);
   const otherKey = JSON.parse(created.stdout).api_key as string;
+  const viewer = await runCli(
+    ["key", "create", "--workspace", "other", "--name", "viewer", "--read-only", "--json"],
+    env,
+  );
+  if (viewer.code !== 0) throw new Error(`key create failed: ${viewer.stderr}`);
+  const readOnlyKey = JSON.parse(viewer.stdout).api_key as string;
 
   const args = ["serve", "--port", "0", "--demo", ...(options.worker === false ? ["--no-worker"] : [])];
   const child: ChildProcess = startCli(args, env);
@@ -100,6 +108,7 @@ export async function startServer(options: { worker?: boolean } = {}): Promise<C
     url,
     key,
     otherKey,
+    readOnlyKey,
     api,
     logs: () => stderr,
     async close() {

@@ -86,4 +86,16 @@ consoleSuite("console: serving, sign-in and overview", { signIn: false, setup: r
     await expect.poll(() => page.getByLabel("Workspace key").count()).toBe(1);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
+
+  it("says which key is signed in, and marks a read-only one", async () => {
+    const { page, server } = ctx;
+    await signIn(page, server);
+    await expect.poll(() => page.getByTestId("key-scope").textContent()).toBe("key default, read-write");
+    expect(await page.locator(".top .read-only").count()).toBe(0);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await signIn(page, server, server.readOnlyKey);
+    await expect.poll(() => page.getByTestId("key-scope").textContent()).toBe("key viewer, read-only");
+    await expect.poll(() => page.locator(".top .read-only").textContent()).toBe("read-only");
+    await page.getByRole("button", { name: "Sign out" }).click();
+  });
 });

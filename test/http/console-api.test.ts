@@ -69,7 +69,17 @@ describe("console reads", () => {
         },
         oldest_unready_at: null,
       });
-      expect(Object.keys(empty).sort()).toEqual(["counts", "created_at", "id", "name", "oldest_unready_at"]);
+      expect(Object.keys(empty).sort()).toEqual([
+        "counts",
+        "created_at",
+        "id",
+        "key",
+        "name",
+        "oldest_unready_at",
+      ]);
+      // The key signed in, never the key itself.
+      expect(empty.key).toMatchObject({ name: "default", scope: "read_write", expires_at: null });
+      expect(JSON.stringify(empty)).not.toContain("egk_");
 
       await t.writeRecords(headers, [signal("ws-a", "one"), signal("ws-a", "two"), signal("ws-b", "three")]);
       const [firstUnready] = await t.writeRecords(headers, [fact("ws-b", "plan", "pro")]);

@@ -1,7 +1,7 @@
 import { api } from "../api";
 import { ErrorNote, LoadStatus, Section } from "../components/common";
 import { Link } from "../components/link";
-import { Age } from "../components/time";
+import { Age, When } from "../components/time";
 import { useApi } from "../components/use-api";
 import { JOB_STATES } from "../components/worker-jobs";
 import { href } from "../router";
@@ -29,6 +29,15 @@ export function OverviewPage() {
               <dt>Created</dt>
               <dd>
                 <Age at={w.created_at} />
+              </dd>
+              <dt>Signed in with</dt>
+              <dd data-testid="key-scope">
+                key <code>{w.key.name}</code>, {w.key.scope === "read_only" ? "read-only" : "read-write"}
+                {w.key.expires_at ? (
+                  <>
+                    , expires <When at={w.key.expires_at} />
+                  </>
+                ) : null}
               </dd>
             </dl>
           </Section>

@@ -11,11 +11,12 @@ export function workspaceRoutes(app: FastifyInstance, db: Db): void {
     "/workspace",
     {
       schema: {
-        summary: "The key's workspace: id, name, and counts of records, entities, unready records and jobs",
+        summary:
+          "The key's workspace: id, name, counts of records, entities, unready records and jobs, and the key's own id, name, scope and expiry",
         tags,
       },
     },
-    async (request) => workspaceOverview(db, request.workspace.id),
+    async (request) => ({ ...(await workspaceOverview(db, request.workspace.id)), key: request.key }),
   );
   app.get<{ Querystring: EntityQuery }>(
     "/entities",
