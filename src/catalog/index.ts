@@ -23,6 +23,7 @@ export {
   describeCatalog,
   dryRunPublish,
   type EmbeddingSpace,
+  embeddingSpaces,
   type FieldIndexes,
   type InstalledCatalog,
   installedCompatibility,

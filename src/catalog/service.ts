@@ -108,7 +108,8 @@ export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, req
   });
 }
 
-function embeddingSpaces(catalog: LoadedCatalog): EmbeddingSpace[] {
+/** The embedding spaces a catalog writes vectors into (each needs its index before any vector lands). */
+export function embeddingSpaces(catalog: LoadedCatalog): EmbeddingSpace[] {
   return Object.values(catalog.index.models.def.aliases).flatMap((alias) =>
     alias.kind === "embedding" ? [{ space: alias.space, dimensions: alias.dimensions }] : [],
   );

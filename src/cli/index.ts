@@ -2,6 +2,8 @@ import { Command } from "commander";
 import { VERSION } from "../version.js";
 import { catalogCommand } from "./catalog.js";
 import { eraseCommand } from "./erase.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
 import { keyCommand } from "./key.js";
 import { mcpCommand } from "./mcp.js";
 import { migrateCommand } from "./migrate.js";
@@ -23,5 +25,7 @@ program.addCommand(keyCommand());
 program.addCommand(catalogCommand());
 program.addCommand(mcpCommand());
 program.addCommand(eraseCommand());
+program.addCommand(exportCommand());
+program.addCommand(importCommand());
 
 await runCommand(() => program.parseAsync(process.argv));

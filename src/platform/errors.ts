@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   cursor_scope: 409,
   cursor_regression: 409,
   workspace_exists: 409,
+  // engram import: the target workspace holds data already (CONVENTIONS "Keys and operations").
+  workspace_not_empty: 409,
   job_not_retryable: 409,
   erase_too_large: 409,
   artifact_use_expired: 410,
@@ -47,6 +49,8 @@ export const ERROR_STATUS = {
   answer_question_too_large: 422,
   graph_ambiguous: 422,
   reindex_request: 422,
+  // engram import: the file is not a complete engram.export/v1 stream (docs/export.md).
+  import_invalid: 422,
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,

@@ -165,6 +165,8 @@ export async function writeResults(
     readiness: boolean;
     /** Store embeddings deferred (see canDeferVectors). */
     deferVectors: boolean;
+    /** Fire the ready triggers (false: the records were ready before, when their triggers fired). */
+    triggers?: boolean;
   },
 ): Promise<number> {
   const { chunk, results, catalog } = write;
@@ -209,7 +211,7 @@ export async function writeResults(
       workspaceId: write.workspaceId,
       catalog,
       records: applied
-        .filter((row) => row.ready)
+        .filter((row) => row.ready && write.triggers !== false)
         .map((row) => ({
           id: row.id,
           seq: Number(row.seq),
@@ -246,6 +248,8 @@ const HOLD_MS = 200;
 export function enrichHandler(options: EnrichOptions): JobHandler {
   return async (job: Job, ctx: JobContext) => {
     const ids = (job.payload.record_ids as string[] | undefined) ?? [];
+    // An import re-embedding records that were ready where they were exported: no triggers.
+    const triggers = job.payload.triggers !== false;
     const catalog = await requireCatalog(ctx.db, job.workspace_id);
     const models = options.models(catalog);
     const { rows } = await ctx.db.query<PendingRow>(sql.PENDING_ENRICHMENT, [job.workspace_id, ids]);
@@ -276,6 +280,7 @@ export function enrichHandler(options: EnrichOptions): JobHandler {
           catalog,
           readiness: true,
           deferVectors,
+          triggers,
         });
         if (last) await succeed(tx, job, ctx.owner);
       });
