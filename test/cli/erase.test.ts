@@ -1,17 +1,12 @@
 // `engram erase`: the operator's erasure through the same path as POST /erase, printing the
 // result and the content-free audit.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app.js";
-import { prepareDatabase } from "../../src/main.js";
-import { type Db, openDatabase } from "../../src/platform/db/index.js";
+import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { testConfig } from "../support/app.js";
 import { MINIMAL_PACKAGE, minimalFiles } from "../support/catalog-files.js";
-import { cliEnv, runCli } from "../support/cli.js";
-import { createTestDb, type TestDb } from "../support/db.js";
+import { cliStorage, runCli } from "../support/cli.js";
 
 describe("engram erase", () => {
   let env: NodeJS.ProcessEnv;
@@ -22,24 +17,7 @@ describe("engram erase", () => {
   const ids: string[] = [];
 
   beforeAll(async () => {
-    const testDb: TestDb = await createTestDb();
-    if (testDb.url) {
-      env = cliEnv({ DATABASE_URL: testDb.url });
-      open = async () => testDb.db;
-      release = async () => {};
-      cleanup = () => testDb.close();
-    } else {
-      await testDb.close();
-      const dir = await mkdtemp(join(tmpdir(), "engram-erase-"));
-      env = cliEnv({ DATA_DIR: dir });
-      open = async () => {
-        const db = await openDatabase({ databaseUrl: undefined, dataDir: dir, vectorLayout: "auto" });
-        await prepareDatabase(db);
-        return db;
-      };
-      release = (db) => db.close();
-      cleanup = () => rm(dir, { recursive: true, force: true });
-    }
+    ({ env, open, release, cleanup } = await cliStorage());
     const db = await open();
     const app = await buildApp({ config: testConfig(), db, version: "test" });
     const { api_key } = await createWorkspace(db, "ops");

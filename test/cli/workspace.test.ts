@@ -1,26 +1,14 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliEnv, runCli } from "../support/cli.js";
-import { createTestDb, type TestDb } from "../support/db.js";
+import { type CliStorage, cliStorage, runCli } from "../support/cli.js";
 
 describe("engram workspace and migrate commands", () => {
   let env: NodeJS.ProcessEnv;
-  let cleanup: () => Promise<void>;
+  let storage: CliStorage;
   beforeAll(async () => {
-    const testDb: TestDb = await createTestDb();
-    if (testDb.url) {
-      env = cliEnv({ DATABASE_URL: testDb.url });
-      cleanup = () => testDb.close();
-    } else {
-      await testDb.close();
-      const dir = await mkdtemp(join(tmpdir(), "engram-cli-"));
-      env = cliEnv({ DATA_DIR: dir });
-      cleanup = () => rm(dir, { recursive: true, force: true });
-    }
+    storage = await cliStorage();
+    env = storage.env;
   });
-  afterAll(() => cleanup());
+  afterAll(() => storage.cleanup());
 
   let apiKey = "";
 

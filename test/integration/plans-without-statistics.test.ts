@@ -23,12 +23,18 @@ interface Plan {
 /** The tables a bulk import grows: how a plan reads them is its shape. */
 const GROWN = new Set(["records", "embeddings"]);
 
+// Indexes that lead with (workspace_id, entity) read an entity's rows alike: which one the
+// planner takes for an unordered entity scope is a coin toss between equals, not a shape.
+const ENTITY_INDEXES = new Set(["records_entity_seq", "records_entity_recent"]);
+const indexShape = (name: string) => (ENTITY_INDEXES.has(name) ? "(workspace_id, entity …)" : name);
+
 /** A plan's shape: how it reads the grown tables (scan type and index), depth first. */
 function shape(plan: Plan): string[] {
   const relation = plan["Relation Name"];
+  const index = plan["Index Name"];
   const here =
     relation && GROWN.has(relation)
-      ? [`${plan["Node Type"]}${plan["Index Name"] ? ` ${plan["Index Name"]}` : ""} on ${relation}`]
+      ? [`${plan["Node Type"]}${index ? ` ${indexShape(index)}` : ""} on ${relation}`]
       : [];
   return [...here, ...(plan.Plans ?? []).flatMap(shape)];
 }

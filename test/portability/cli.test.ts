@@ -3,17 +3,14 @@
 // entity's export holding nothing of anyone else.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app.js";
-import { prepareDatabase } from "../../src/main.js";
-import { type Db, openDatabase } from "../../src/platform/db/index.js";
+import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { testConfig } from "../support/app.js";
-import { cliEnv, collect, ENGRAM_BIN, runCli } from "../support/cli.js";
-import { createTestDb, type TestDb } from "../support/db.js";
+import { cliStorage, collect, ENGRAM_BIN, runCli } from "../support/cli.js";
 import { ENTITIES, fillWorkspace } from "./fixture.js";
 
 const lines = (text: string) => text.trimEnd().split("\n");
@@ -52,26 +49,8 @@ describe("engram export and engram import", () => {
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "engram-export-cli-"));
+    ({ env, open, release, cleanup, dir } = await cliStorage());
     file = join(dir, "source.jsonl");
-    const testDb: TestDb = await createTestDb();
-    if (testDb.url) {
-      env = cliEnv({ DATABASE_URL: testDb.url });
-      open = async () => testDb.db;
-      release = async () => {};
-      cleanup = () => testDb.close();
-    } else {
-      await testDb.close();
-      const dataDir = join(dir, "data");
-      env = cliEnv({ DATA_DIR: dataDir });
-      open = async () => {
-        const db = await openDatabase({ databaseUrl: undefined, dataDir, vectorLayout: "auto" });
-        await prepareDatabase(db);
-        return db;
-      };
-      release = (db) => db.close();
-      cleanup = async () => {};
-    }
     const db = await open();
     const app = await buildApp({ config: testConfig(), db, version: "test" });
     const source = await createWorkspace(db, "source");
@@ -84,7 +63,6 @@ describe("engram export and engram import", () => {
   }, 240_000);
   afterAll(async () => {
     await cleanup?.();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it("export --out writes the whole stream into the file, and never a key", async () => {

@@ -1,5 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { prepareDatabase } from "../../src/main.js";
+import { type Db, openDatabase } from "../../src/platform/db/index.js";
+import { createTestDb, type TestDb } from "./db.js";
 
 export const ENGRAM_BIN = fileURLToPath(new URL("../../bin/engram.js", import.meta.url));
 
@@ -47,4 +53,49 @@ export function listening(child: ChildProcess): Promise<{ url: string; stderr: s
     });
     child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
+}
+
+/**
+ * The storage a CLI test's commands share: the test server's database when DATABASE_URL is set,
+ * else an embedded data directory of its own. The test opens it between commands (the embedded
+ * one has one holder at a time, so `release` closes it there; the server's stays open).
+ */
+export interface CliStorage {
+  env: NodeJS.ProcessEnv;
+  /** The embedded data directory's parent, for the test's own files. */
+  dir: string;
+  open(): Promise<Db>;
+  release(db: Db): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export async function cliStorage(): Promise<CliStorage> {
+  const dir = await mkdtemp(join(tmpdir(), "engram-cli-"));
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  const testDb: TestDb = await createTestDb();
+  if (testDb.url) {
+    return {
+      env: cliEnv({ DATABASE_URL: testDb.url }),
+      dir,
+      open: async () => testDb.db,
+      release: async () => {},
+      cleanup: async () => {
+        await testDb.close();
+        await removeDir();
+      },
+    };
+  }
+  await testDb.close();
+  const dataDir = join(dir, "data");
+  return {
+    env: cliEnv({ DATA_DIR: dataDir }),
+    dir,
+    async open() {
+      const db = await openDatabase({ databaseUrl: undefined, dataDir, vectorLayout: "auto" });
+      await prepareDatabase(db);
+      return db;
+    },
+    release: (db) => db.close(),
+    cleanup: removeDir,
+  };
 }
