@@ -7,7 +7,7 @@ import { activeCatalog, type CatalogDeps, embeddingSpaces, type InstalledCatalog
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { buildTextStats, lockSeq } from "../records/index.js";
-import { type CreatedWorkspace, createWorkspace, findWorkspaceByName } from "../workspaces/index.js";
+import { type CreatedWorkspace, findWorkspaceByName, insertWorkspace } from "../workspaces/index.js";
 import {
   type Counts,
   checkEnd,
@@ -46,20 +46,6 @@ export interface ImportResult {
   counts: Counts;
   /** Enrichment jobs queued for records imported unready. */
   enrichment_jobs: number;
-}
-
-/**
- * The database seen through an open transaction, so that createWorkspace (which takes a Db and
- * opens a transaction on it) writes inside the import's: a refused import leaves no workspace.
- */
-function within(tx: Queryable, db: Db): Db {
-  return {
-    ...db,
-    query: (text, params) => tx.query(text, params),
-    queryRepeated: (text, params) => tx.query(text, params),
-    exec: (script) => tx.exec(script),
-    transaction: (fn) => fn(tx),
-  };
 }
 
 /** The tables an import writes must hold nothing of the workspace. */
@@ -148,7 +134,7 @@ export async function importWorkspace(
     const existing = await findWorkspaceByName(tx, request.workspace);
     const created: CreatedWorkspace | undefined = existing
       ? undefined
-      : await createWorkspace(within(tx, db), request.workspace);
+      : await insertWorkspace(tx, request.workspace);
     const workspace = existing ?? { id: (created as CreatedWorkspace).id, name: request.workspace };
     // Taken first, as by every write: the workspace's writers and publishes wait for the import.
     await lockSeq(tx, workspace.id);

@@ -7,6 +7,7 @@ export {
   createWorkspace,
   deleteWorkspace,
   findWorkspaceByName,
+  insertWorkspace,
   type KeyHolder,
   listWorkspaces,
   type RequestKey,

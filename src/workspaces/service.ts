@@ -36,15 +36,18 @@ export function validateWorkspaceName(name: string): void {
 
 /** A new workspace and its first key (named default, read-write). */
 export async function createWorkspace(db: Db, name: string): Promise<CreatedWorkspace> {
+  return db.transaction((tx) => insertWorkspace(tx, name));
+}
+
+/** createWorkspace inside the caller's transaction (an import that may yet be refused). */
+export async function insertWorkspace(tx: Queryable, name: string): Promise<CreatedWorkspace> {
   validateWorkspaceName(name);
-  return db.transaction(async (tx) => {
-    const { rows } = await tx.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name]);
-    const row = rows[0];
-    if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
-    await tx.query(sql.INSERT_COUNTER, [row.id]);
-    const key = await insertKey(tx, row);
-    return { workspace: row.name, id: row.id, api_key: key.api_key };
-  });
+  const { rows } = await tx.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name]);
+  const row = rows[0];
+  if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
+  await tx.query(sql.INSERT_COUNTER, [row.id]);
+  const key = await insertKey(tx, row);
+  return { workspace: row.name, id: row.id, api_key: key.api_key };
 }
 
 /** The workspace of that name, or a not_found refusal naming it (operator commands). */
