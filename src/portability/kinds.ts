@@ -237,7 +237,7 @@ export const KIND_ORDER: readonly string[] = [...TABLE_KINDS.map((kind) => kind.
 
 /**
  * Per-workspace tables no line carries: the workspace row and its counter (the header and the
- * importer's own), keys (never exported: the importing workspace has its own), catalog installs
+ * importer's own), keys and their uses (never exported: the importing workspace has its own), catalog installs
  * (in the header), the job queue (work in flight; enrichment is queued again on import) and the
  * term statistics (derived; rebuilt on import).
  */
@@ -245,6 +245,7 @@ export const NOT_EXPORTED: readonly string[] = [
   "workspaces",
   "workspace_counters",
   "workspace_keys",
+  "workspace_key_uses",
   "catalog_installs",
   "jobs",
   "text_stats",

@@ -1,6 +1,7 @@
 // last_used_at without a write per request: a key's use is noted at most once a minute per
 // process (this map), and the statement itself is a no-op when any process noted it within the
-// minute, so a key costs at most one write a minute however many servers it reaches.
+// minute, so a key costs at most one write a minute however many servers it reaches. The note
+// goes to workspace_key_uses, a table no transaction writes with others (migration 0024).
 import type { Queryable } from "../platform/db/index.js";
 import * as sql from "./sql.js";
 

@@ -57,9 +57,10 @@ export async function requireWorkspaceByName(db: Queryable, name: string): Promi
   return workspace;
 }
 
-/** Removes a workspace and, by cascade, everything it owns, then its records' access marks and its jobs. */
+/** Removes a workspace and, by cascade, everything it owns, with its keys' uses, its records' access marks and its jobs. */
 export async function deleteWorkspace(db: Db, id: string): Promise<void> {
   await db.transaction(async (tx) => {
+    await tx.query(sql.DELETE_WORKSPACE_KEY_USES, [id]);
     await tx.query(sql.DELETE_WORKSPACE, [id]);
     await tx.query(sql.DELETE_WORKSPACE_MARKS, [id]);
     await tx.query(sql.DELETE_WORKSPACE_JOBS, [id]);

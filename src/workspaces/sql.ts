@@ -16,8 +16,9 @@ export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE n
 
 // What a request needs of its key: the key's workspace, scope and expiry (checked by the caller
 // against its clock), and when it was last noted as used. Revoked keys are not found at all.
-const KEY_FIELDS = `w.id, w.name, k.id AS key_id, k.name AS key_name, k.scope, k.expires_at, k.last_used_at`;
+const KEY_FIELDS = `w.id, w.name, k.id AS key_id, k.name AS key_name, k.scope, k.expires_at, u.last_used_at`;
 const KEY_JOIN = `workspace_keys k JOIN workspaces w ON w.id = k.workspace_id
+  LEFT JOIN workspace_key_uses u ON u.key_id = k.id
   WHERE k.key_digest = decode($1, 'hex') AND k.revoked_at IS NULL`;
 
 /** The live key's workspace, and the catalog install active in it (for the request's first check). */
@@ -29,6 +30,9 @@ export const FIND_BY_KEY_DIGEST = `SELECT ${KEY_FIELDS}, ${activeInstallSql("w.i
  */
 export const FIND_WORKSPACE_BY_KEY_DIGEST = `SELECT ${KEY_FIELDS} FROM ${KEY_JOIN}`;
 
+/** Key uses hold no foreign key (migration 0024): they go before the workspace's keys. */
+export const DELETE_WORKSPACE_KEY_USES = `DELETE FROM workspace_key_uses
+  WHERE key_id IN (SELECT id FROM workspace_keys WHERE workspace_id = $1)`;
 export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1";
 /** Access marks hold no foreign key (migration 0017): they go after the workspace's records. */
 export const DELETE_WORKSPACE_MARKS = "DELETE FROM record_access WHERE workspace_id = $1";
@@ -58,17 +62,19 @@ export const WORKSPACE_JOBS = `
   SELECT COALESCE(jsonb_object_agg(j.state, j.n), '{}'::jsonb) AS jobs FROM (
     SELECT state, count(*)::int AS n FROM jobs WHERE workspace_id = $1 GROUP BY state) j`;
 
-const KEY_COLUMNS = "id, name, scope, created_at, last_used_at, expires_at, revoked_at";
+const KEY_COLUMNS = "id, name, scope, created_at, expires_at, revoked_at";
 
 export const INSERT_KEY = `
   INSERT INTO workspace_keys (workspace_id, name, scope, key_digest, expires_at)
   VALUES ($1, $2, $3, decode($4, 'hex'), $5)
-  RETURNING ${KEY_COLUMNS}`;
+  RETURNING ${KEY_COLUMNS}, NULL::timestamptz AS last_used_at`;
 
-/** A workspace's keys, oldest first; never their digests. */
-export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM workspace_keys WHERE workspace_id = $1 ORDER BY created_at, id`;
+/** A workspace's keys, oldest first, with their last use; never their digests. */
+export const LIST_KEYS = `SELECT k.id, k.name, k.scope, k.created_at, u.last_used_at, k.expires_at, k.revoked_at
+  FROM workspace_keys k LEFT JOIN workspace_key_uses u ON u.key_id = k.id
+  WHERE k.workspace_id = $1 ORDER BY k.created_at, k.id`;
 
-// Times come from the caller ($3, $2): Citus refuses now() in an UPDATE of a reference table.
+// Times come from the caller ($3, $2): Citus refuses now() in a write to a reference table.
 
 /** Revokes a key of the workspace; a key already revoked keeps its first revocation time. */
 export const REVOKE_KEY = `
@@ -76,7 +82,9 @@ export const REVOKE_KEY = `
   WHERE workspace_id = $1 AND id = $2
   RETURNING ${KEY_COLUMNS}`;
 
-/** Notes a key's use at $2; a no-op when another process noted it since $3 (a minute before). */
+/** Notes a live key's use at $2; a no-op when another process noted it since $3 (a minute before). */
 export const TOUCH_KEY = `
-  UPDATE workspace_keys SET last_used_at = $2
-  WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`;
+  INSERT INTO workspace_key_uses (key_id, last_used_at)
+  SELECT id, $2 FROM workspace_keys WHERE id = $1
+  ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
+  WHERE workspace_key_uses.last_used_at < $3`;

@@ -20,6 +20,9 @@ export interface KeyInfo {
   revoked_at: Date | null;
 }
 
+/** A revoked key as `key revoke` reports it. */
+export type RevokedKey = Omit<KeyInfo, "last_used_at">;
+
 export interface CreatedKey {
   workspace: string;
   id: string;
@@ -107,9 +110,9 @@ export async function revokeKey(
   workspace: { id: string; name: string },
   keyId: string,
   now: number = Date.now(),
-) {
+): Promise<RevokedKey> {
   const row = isUuid(keyId)
-    ? (await db.query<KeyInfo>(sql.REVOKE_KEY, [workspace.id, keyId, new Date(now)])).rows[0]
+    ? (await db.query<RevokedKey>(sql.REVOKE_KEY, [workspace.id, keyId, new Date(now)])).rows[0]
     : undefined;
   if (!row) throw new AppError("not_found", `workspace ${workspace.name} has no key ${keyId}`);
   return row;

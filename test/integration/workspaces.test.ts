@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "../../src/platform/errors.js";
-import { authenticate, createWorkspace, listWorkspaces } from "../../src/workspaces/index.js";
+import {
+  authenticate,
+  createWorkspace,
+  deleteWorkspace,
+  listKeys,
+  listWorkspaces,
+} from "../../src/workspaces/index.js";
 import { createTestDb, type TestDb } from "../support/db.js";
+import { waitFor } from "../support/wait.js";
 
 describe("workspaces and keys", () => {
   let testDb: TestDb;
@@ -48,6 +55,35 @@ describe("workspaces and keys", () => {
     await expect(createWorkspace(testDb.db, "twice")).rejects.toThrow(/already exists/);
     await expect(createWorkspace(testDb.db, "has space")).rejects.toBeInstanceOf(AppError);
     await expect(createWorkspace(testDb.db, "")).rejects.toBeInstanceOf(AppError);
+  });
+
+  it("creates workspaces while other keys' use is being noted", async () => {
+    // On Citus a note that locked workspace_keys and then, for its foreign key, workspaces met
+    // a creation holding workspaces and wanting workspace_keys: a distributed deadlock.
+    const keys = await Promise.all([...Array(8).keys()].map((i) => createWorkspace(testDb.db, `busy-${i}`)));
+    const start = Date.now();
+    for (let round = 1; round <= 15; round++) {
+      // A minute apart each round, so every key's use is noted again.
+      const now = start + round * 61_000;
+      await Promise.all(keys.map((key) => authenticate(testDb.db, key.api_key, now)));
+      await createWorkspace(testDb.db, `busy-new-${round}`);
+    }
+    const names = (await listWorkspaces(testDb.db)).map((w) => w.name);
+    for (let round = 1; round <= 15; round++) expect(names).toContain(`busy-new-${round}`);
+  });
+
+  it("deleting a workspace removes its keys and the notes of their use", async () => {
+    const gone = await createWorkspace(testDb.db, "gone");
+    await authenticate(testDb.db, gone.api_key);
+    const [key] = await listKeys(testDb.db, gone.id);
+    await waitFor(async () => (await listKeys(testDb.db, gone.id))[0]?.last_used_at ?? undefined);
+    await deleteWorkspace(testDb.db, gone.id);
+    const left = await testDb.db.query(
+      "SELECT 1 FROM workspace_keys WHERE id = $1 UNION ALL SELECT 1 FROM workspace_key_uses WHERE key_id = $1",
+      [key?.id],
+    );
+    expect(left.rows).toEqual([]);
+    expect(await authenticate(testDb.db, gone.api_key)).toBeUndefined();
   });
 
   it("lists names, ids and creation times without keys", async () => {

@@ -10,6 +10,7 @@ import { HNSW_SETTINGS, type Queryable } from "./types.js";
 export const CITUS_PLACEMENT: Readonly<Record<string, "distributed" | "reference" | "coordinator">> = {
   workspaces: "reference",
   workspace_keys: "reference",
+  workspace_key_uses: "reference",
   vector_indexes: "reference",
   jobs: "coordinator",
   schema_migrations: "coordinator",
