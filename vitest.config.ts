@@ -1,9 +1,13 @@
 import { availableParallelism } from "node:os";
+import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The client packages resolve to each other's TypeScript sources (their "engram-source" export).
+  resolve: { conditions: ["engram-source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["engram-source", ...defaultServerConditions] } },
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "clients/*/test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
     // PGlite startup and server databases make the first test of a file slower than a unit test.
     testTimeout: 30_000,

@@ -1,24 +1,9 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
 import semver from "semver";
 import { parse } from "yaml";
+// One reader of catalog directories for the CLI and the TypeScript client's publish helper.
+import { readCatalogDirectory } from "../../clients/typescript/src/node.js";
 
-/**
- * Reads every file under a catalog directory into the files map of POST /catalog, keyed by
- * relative path with forward slashes. Hidden files and folders (.git, editor swap files) are
- * skipped; every other file is sent, so the service refuses anything outside the layout.
- */
-export async function readCatalogDirectory(dir: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    const path = relative(dir, join(entry.parentPath, entry.name)).split(sep).join("/");
-    if (path.split("/").some((part) => part.startsWith("."))) continue;
-    files[path] = await readFile(join(dir, path), "utf8");
-  }
-  return files;
-}
+export { readCatalogDirectory };
 
 /**
  * A publish request for a catalog directory holding one package: the manifest's own

@@ -135,7 +135,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   discoveryRoutes(app, deps.db);
   recordRoutes(app, deps.db, deps.config);
   jobRoutes(app, deps.db);
-  workspaceRoutes(app, deps.db);
+  workspaceRoutes(app, deps.db, {
+    max_batch_records: deps.config.maxBatchRecords,
+    max_body_bytes: BODY_LIMIT_BYTES,
+  });
   derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);

@@ -35,6 +35,22 @@ export function isPublicPath(url: string): boolean {
   return PUBLIC_PATHS.has(path) || isStaticPath(path);
 }
 
+// Engram has no OAuth authorization server (the key is a static bearer token). MCP hosts that take
+// a 401 for an OAuth challenge look for one in well-known documents (RFC 9728, RFC 8414, OIDC; at
+// the root or after the path) and then at the default endpoints of the MCP authorization spec.
+// These answer 404, with or without a key, saying so: the host learns at once that there is no
+// sign-in, instead of reading a 401 there as "sign in first" and waiting for one that cannot happen.
+const OAUTH_FALLBACK_PATHS = new Set(["/register", "/authorize", "/token"]);
+
+function isOAuthPath(url: string): boolean {
+  const path = url.split("?")[0] ?? url;
+  return path.includes("/.well-known/") || OAUTH_FALLBACK_PATHS.has(path);
+}
+
+const NO_OAUTH =
+  "Engram has no OAuth authorization server: send the workspace key as Authorization: Bearer <key> " +
+  "(a 401 means the key sent was missing, wrong, revoked or expired)";
+
 /** The reference page and the console: static files that hold nothing of any workspace. */
 export function isStaticPath(path: string): boolean {
   return ["/docs", "/console"].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -50,6 +66,7 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
   app.addHook("onRequest", (_request, _reply, done) => runAsRequest(done));
   app.addHook("onSend", async () => forgetInstall());
   app.addHook("onRequest", async (request) => {
+    if (isOAuthPath(request.url)) throw new AppError("not_found", NO_OAUTH);
     if (isPublicPath(request.url)) return;
     const sent = bearerToken(request.headers.authorization);
     const holder = sent ? await authenticate(db, sent) : undefined;

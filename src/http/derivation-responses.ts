@@ -68,7 +68,7 @@ const runDetail = shape({
       divergence: listOf(shape({ key: str, change: { enum: ["added", "changed", "removed", "unchanged"] } })),
     }),
   }),
-  read_receipt: { type: ["object", "null"] },
+  read_receipt: { type: ["object", "null"], additionalProperties: true },
   emission: anyObject,
   expected_active_heads: listOf(
     shape({ collection: str, key: str, record_id: { type: ["string", "null"] } }),

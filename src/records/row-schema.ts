@@ -34,7 +34,11 @@ export const ROW_SCHEMA = {
     entity: nonBlank(ROW_LIMITS.entityChars),
     type: nonBlank(ROW_LIMITS.typeChars),
     text: { type: "string", maxLength: ROW_LIMITS.textChars },
-    content: { type: "object", description: "validated against the collection's JSON Schema" },
+    content: {
+      type: "object",
+      additionalProperties: true,
+      description: "validated against the collection's JSON Schema",
+    },
     occurred_at: { type: "string", description: "ISO 8601 with a timezone, years 1-9999" },
     dedupe_key: nonBlank(ROW_LIMITS.dedupeKeyChars),
     key: {
@@ -56,7 +60,12 @@ export const ROW_SCHEMA = {
       additionalProperties: { type: "number" },
       maxProperties: ROW_LIMITS.scores,
     },
-    annotations: { type: "object", propertyNames: processorName, maxProperties: ROW_LIMITS.annotations },
+    annotations: {
+      type: "object",
+      propertyNames: processorName,
+      additionalProperties: true,
+      maxProperties: ROW_LIMITS.annotations,
+    },
   },
   required: ["collection", "entity", "type"],
   additionalProperties: false,

@@ -74,9 +74,12 @@ describe("console reads", () => {
         "created_at",
         "id",
         "key",
+        "limits",
         "name",
         "oldest_unready_at",
       ]);
+      // The server's write limits, which clients split large writes by.
+      expect(empty.limits).toEqual({ max_batch_records: 1000, max_body_bytes: 16 * 1024 * 1024 });
       // The key signed in, never the key itself.
       expect(empty.key).toMatchObject({ name: "default", scope: "read_write", expires_at: null });
       expect(JSON.stringify(empty)).not.toContain("egk_");

@@ -17,6 +17,7 @@ const nameParams = { type: "object", properties: { name: { type: "string" } }, r
 const idParams = { type: "object", properties: { id: { type: "string" } }, required: ["id"] } as const;
 const parameters = {
   type: "object",
+  additionalProperties: true,
   description: "the artifact's parameters at top level; GET /artifacts lists each artifact's parameters",
 } as const;
 

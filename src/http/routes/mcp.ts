@@ -30,7 +30,7 @@ async function sendWeb(reply: FastifyReply, response: Response): Promise<Fastify
   return reply.send(await response.text());
 }
 
-const jsonRpc = { type: "object" } as const;
+const jsonRpc = { type: "object", additionalProperties: true } as const;
 
 /** GET /tools and POST /mcp (spec "Agent tool endpoint"); the Origin rule runs in origins.ts. */
 export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {

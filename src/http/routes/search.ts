@@ -62,6 +62,7 @@ export function searchRoutes(
         },
         body: {
           type: "object",
+          additionalProperties: true,
           description: "the view's parameters at top level; GET /views publishes each view's input_schema",
         },
       },

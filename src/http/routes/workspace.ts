@@ -4,19 +4,25 @@ import { type EntityQuery, listEntities } from "../../records/index.js";
 import { ROW_LIMITS } from "../../records/row-schema.js";
 import { workspaceOverview } from "../../workspaces/index.js";
 
+/** What a client needs to size its writes (a client splits a large write into batches by them). */
+export interface WriteLimits {
+  max_batch_records: number;
+  max_body_bytes: number;
+}
+
 /** GET /workspace and GET /entities: what the key's workspace holds (the operator console's overview). */
-export function workspaceRoutes(app: FastifyInstance, db: Db): void {
+export function workspaceRoutes(app: FastifyInstance, db: Db, limits: WriteLimits): void {
   const tags = ["workspace"];
   app.get(
     "/workspace",
     {
       schema: {
         summary:
-          "The key's workspace: id, name, counts of records, entities, unready records and jobs, and the key's own id, name, scope and expiry",
+          "The key's workspace: id, name, counts of records, entities, unready records and jobs, the key's own id, name, scope and expiry, and the server's write limits",
         tags,
       },
     },
-    async (request) => ({ ...(await workspaceOverview(db, request.workspace.id)), key: request.key }),
+    async (request) => ({ ...(await workspaceOverview(db, request.workspace.id)), key: request.key, limits }),
   );
   app.get<{ Querystring: EntityQuery }>(
     "/entities",

@@ -1,0 +1,1 @@
+export { DEFAULT_COLLECTION, EngramStore, type EngramStoreOptions } from "./store.js";

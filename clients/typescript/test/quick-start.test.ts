@@ -1,0 +1,95 @@
+// The client through the README's quick-start flow against a real `engram serve`: write, read
+// back, search, a view, an artifact, context, a typed refusal and erasure.
+
+import { Engram, EngramError } from "@engram/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEngram, startEngram } from "../../../test/support/engram-serve.js";
+import { waitFor } from "../../../test/support/wait.js";
+
+describe("the client's quick-start flow", () => {
+  let server: RunningEngram;
+  let engram: Engram;
+  beforeAll(async () => {
+    server = await startEngram();
+    engram = new Engram({ url: server.url, key: server.key });
+  });
+  afterAll(() => server.stop());
+
+  it("writes, reads back, searches, queries a view, renders an artifact and assembles context", async () => {
+    const written = await engram.records.write([
+      {
+        collection: "customer_events",
+        entity: "cust-1",
+        type: "ticket",
+        text: "Refund requested for a duplicate charge on the March invoice",
+        content: { channel: "email", topic: "billing", priority: 4 },
+        dedupe_key: "ticket-1",
+      },
+      {
+        collection: "customer_facts",
+        entity: "cust-1",
+        type: "plan",
+        key: "plan",
+        text: "On the pro plan since 2024",
+        content: { value: "pro", tier: "pro" },
+      },
+    ]);
+    expect(written.inserted.map((row) => row.index)).toEqual([0, 1]);
+    const [ticket] = written.inserted;
+
+    const record = await engram.records.get(ticket?.id as string);
+    expect(record).toMatchObject({
+      entity: "cust-1",
+      collection: "customer_events",
+      content: { topic: "billing" },
+    });
+
+    const timeline = await engram.timeline({ entity: "cust-1" }).toArray();
+    expect(timeline.map((row) => row.type)).toEqual(["plan", "ticket"]);
+    const doc = await engram.document({ entity: "cust-1" });
+    expect(doc.beliefs.map((belief) => belief.key)).toEqual(["plan"]);
+
+    // Search and the view rank once enrichment (embeddings) has made the records ready.
+    await waitFor(async () => (await engram.workspace()).counts.unready === 0 || undefined);
+    const found = await engram.search({ mode: "hybrid", q: "duplicate charge refund", k: 5 });
+    expect(found.hits[0]?.id).toBe(ticket?.id);
+    const view = await engram.views.query("customer_history", { customer: "cust-1", question: "refund" });
+    expect(JSON.stringify(view)).toContain(ticket?.id as string);
+    const brief = await engram.artifacts.render("support_brief", { customer: "cust-1", question: "refund?" });
+    expect(brief.content).toContain("pro plan");
+    const context = await engram.context({ entity: "cust-1", task: "refund", budget: 2000 });
+    expect(context.input_record_ids).toContain(ticket?.id);
+
+    const erased = await engram.erase({ entity: "cust-1" });
+    expect(erased.deleted).toBe(2);
+    expect(await engram.timeline({ entity: "cust-1" }).toArray()).toEqual([]);
+  });
+
+  it("throws typed errors carrying the problem's status, code, detail and extension members", async () => {
+    const refused = await engram.search({ mode: "fuzzy" } as never).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(EngramError);
+    expect(refused).toMatchObject({ status: 422, code: "request_schema" });
+    expect((refused as EngramError).problem.errors?.length).toBeGreaterThan(0);
+
+    const missing = await engram.records.get("00000000-0000-4000-8000-000000000000").catch((e: unknown) => e);
+    expect(missing).toMatchObject({ status: 404, code: "not_found" });
+    expect((missing as EngramError).detail).toBeTruthy();
+
+    const stranger = new Engram({ url: server.url, key: `egk_${"A".repeat(43)}` });
+    await expect(stranger.workspace()).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+
+    // The fake model provider cannot answer: 502 answer_model, as the spec says.
+    await expect(engram.answer({ question: "What plan is cust-1 on?" })).rejects.toMatchObject({
+      status: 502,
+      code: "answer_model",
+    });
+  });
+
+  it("cancels a request with an AbortSignal", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("caller gave up"));
+    await expect(engram.workspace({ signal: controller.signal })).rejects.toThrow("caller gave up");
+    const pages = engram.timeline({ entity: "nobody" }, { signal: AbortSignal.abort() });
+    await expect(pages.toArray()).rejects.toThrow();
+  });
+});
