@@ -1,6 +1,8 @@
 // The client through the README's quick-start flow against a real `engram serve`: write, read
 // back, search, a view, an artifact, context, a typed refusal and erasure.
 
+import { createServer, request as forward } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Engram, EngramError } from "@engram/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEngram, startEngram } from "../../../test/support/engram-serve.js";
@@ -83,6 +85,74 @@ describe("the client's quick-start flow", () => {
       status: 502,
       code: "answer_model",
     });
+  });
+
+  it("refuses a promotion of a run it does not know, as a typed error", async () => {
+    const unknownRun = {
+      entity: "cust-1",
+      source_run_id: "00000000-0000-4000-8000-000000000000",
+      artifact: "support_brief",
+    };
+    await expect(engram.promote(unknownRun)).rejects.toBeInstanceOf(EngramError);
+  });
+
+  it("retries through a proxy whose every first attempt is a 503, with the same results as direct", async () => {
+    // Each request is refused once with 503 and Retry-After: 0, then forwarded to the server.
+    const refused = new Set<string>();
+    const proxy = createServer((req, res) => {
+      const body: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => body.push(chunk));
+      req.on("end", () => {
+        const signature = `${req.method} ${req.url} ${Buffer.concat(body).toString()}`;
+        if (!refused.has(signature)) {
+          refused.add(signature);
+          res.writeHead(503, { "content-type": "application/problem+json", "retry-after": "0" });
+          res.end(
+            JSON.stringify({
+              type: "about:blank",
+              title: "Busy",
+              status: 503,
+              code: "database_busy",
+              detail: "busy",
+            }),
+          );
+          return;
+        }
+        const target = new URL(req.url ?? "/", server.url);
+        const upstream = forward(target, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        upstream.end(Buffer.concat(body));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const viaProxy = new Engram({
+        url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        key: server.key,
+      });
+      const rows = [1, 2, 3].map((i) => ({
+        collection: "customer_events",
+        entity: "proxied",
+        type: "note",
+        text: `proxied ${i}`,
+        dedupe_key: `proxied-${i}`,
+      }));
+      const written = await viaProxy.records.write(rows);
+      expect(written.inserted.map((row) => row.index)).toEqual([0, 1, 2]);
+      const timeline = await viaProxy
+        .timeline({ entity: "proxied", collections: ["customer_events"], limit: 2 })
+        .toArray();
+      expect(timeline).toEqual(
+        await engram.timeline({ entity: "proxied", collections: ["customer_events"] }).toArray(),
+      );
+      expect(timeline.map((row) => row.text)).toEqual(["proxied 3", "proxied 2", "proxied 1"]);
+      // GET /workspace, the write, and the timeline's two pages: each refused once.
+      expect(refused.size).toBe(4);
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it("cancels a request with an AbortSignal", async () => {
