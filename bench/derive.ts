@@ -7,9 +7,9 @@
 import { pino } from "pino";
 import { publishCatalog } from "../src/catalog/index.js";
 import { loadConfig } from "../src/config/index.js";
+import { prepareDatabase } from "../src/database.js";
 import { catalogDeps, modelsResolver } from "../src/deps.js";
 import { DERIVE_JOB, deriveHandler, enqueueDerivation } from "../src/derivations/index.js";
-import { prepareDatabase } from "../src/main.js";
 import type { Models } from "../src/models/index.js";
 import { writeRecords } from "../src/records/index.js";
 import { claimJobs } from "../src/worker/queue.js";

@@ -6,8 +6,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { loadConfig } from "../src/config/index.js";
+import { prepareDatabase } from "../src/database.js";
 import { buildApp } from "../src/http/app.js";
-import { prepareDatabase } from "../src/main.js";
 import { openPglite } from "../src/platform/db/index.js";
 
 const TARGET = fileURLToPath(new URL("../clients/typescript/src/generated/openapi.ts", import.meta.url));

@@ -3,12 +3,12 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
+import { openMigratedDatabase } from "./database.js";
 import { catalogDeps, periodicTasks, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/app.js";
 import { createMetrics, type Metrics } from "./metrics/index.js";
-import { type Db, maintenanceWarnings, migrate, openDatabase, storageLayout } from "./platform/db/index.js";
+import { type Db, maintenanceWarnings } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
-import { alignEmbeddingLayout } from "./records/index.js";
 import { VERSION } from "./version.js";
 import { Worker } from "./worker/runner.js";
 import {
@@ -22,38 +22,6 @@ export const DEMO_WORKSPACE = "demo";
 
 /** The example package the demo workspace starts with (CONVENTIONS.md). */
 export const EXAMPLE_CATALOG_DIR = fileURLToPath(new URL("../examples/catalog/", import.meta.url));
-
-/**
- * Brings an open database up to date: migrations, then stored embeddings in the layout this
- * process serves. Returns the migrations applied and the embedding conversion made, if any.
- */
-export async function prepareDatabase(db: Db): Promise<{ migrations: string[]; embeddings?: string }> {
-  const migrations = await migrate(db);
-  const embeddings = await alignEmbeddingLayout(db);
-  return embeddings ? { migrations, embeddings } : { migrations };
-}
-
-/** Opens the configured database and brings its schema up to date. */
-export async function openMigratedDatabase(config: Config, log: Logger): Promise<Db> {
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    vectorLayout: config.vectorLayout,
-    poolSize: config.databasePoolMax,
-    onIdleError: (error) => log.warn({ err: error }, "database connection lost"),
-  });
-  try {
-    const prepared = await prepareDatabase(db);
-    if (prepared.migrations.length > 0) log.info({ migrations: prepared.migrations }, "applied migrations");
-    if (prepared.embeddings) {
-      log.info({ column: prepared.embeddings, layout: storageLayout(db) }, "converted stored embeddings");
-    }
-    return db;
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
-}
 
 /** Said once when a long-running process (serve, worker) starts on a server that will not vacuum. */
 export async function warnIfUnmaintained(db: Db, log: Logger): Promise<void> {

@@ -2,7 +2,6 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { Command } from "commander";
-import { catalogDeps } from "../deps.js";
 import { FORMAT, importWorkspace } from "../portability/index.js";
 import { describeCounts } from "./export.js";
 import { CliError, commandContext } from "./run.js";
@@ -32,6 +31,8 @@ export function importCommand(): Command {
         if (info.isDirectory()) throw new CliError(`cannot read ${file}: it is a directory`);
       }
       const { config } = commandContext();
+      // Loaded here: the catalog's dependencies reach the model providers, which other commands skip.
+      const { catalogDeps } = await import("../deps.js");
       const result = await withDatabase((db) => {
         // Opened once the database is: readline drops the lines it reads before they are asked for.
         const input = file === "-" ? process.stdin : createReadStream(file);

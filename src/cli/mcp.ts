@@ -1,6 +1,5 @@
 import { Command } from "commander";
-import { SUPPORTED_REVISIONS } from "../mcp/server.js";
-import { type ApiTarget, serveStdioAdapter } from "../mcp/stdio.js";
+import type { ApiTarget } from "../mcp/stdio.js";
 import { apiTarget } from "./catalog.js";
 import { CliError } from "./run.js";
 
@@ -24,6 +23,7 @@ async function check({ url, key }: ApiTarget): Promise<string> {
     );
   }
   const body = (await response.json()) as ToolsEnvelope;
+  const { SUPPORTED_REVISIONS } = await import("../mcp/server.js");
   const mcp = body.interface;
   return [
     `api: ${url}`,
@@ -47,6 +47,8 @@ export function mcpCommand(): Command {
         process.stdout.write(`${await check(target)}\n`);
         return;
       }
+      // Loaded here: the MCP SDK is what no other command needs.
+      const { serveStdioAdapter } = await import("../mcp/stdio.js");
       await serveStdioAdapter(target, (message) => process.stderr.write(`${message}\n`)).catch((error) => {
         throw error instanceof CliError
           ? error

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { openMigratedDatabase } from "../main.js";
+import { openMigratedDatabase } from "../database.js";
 import { commandContext } from "./run.js";
 
 export function migrateCommand(): Command {

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
-import { type DemoMode, startServer } from "../main.js";
+import type { DemoMode } from "../main.js";
 import { commandContext, shutdownSignal } from "./run.js";
 
 function parsePort(value: string): number {
@@ -22,6 +22,8 @@ export function serveCommand(): Command {
       if (options.port !== undefined) config.port = options.port;
       if (options.host !== undefined) config.host = options.host;
       const demo: DemoMode = options.demo === undefined ? "auto" : options.demo ? "on" : "off";
+      // Loaded here: the HTTP app and the worker are most of the application, which other commands skip.
+      const { startServer } = await import("../main.js");
       const server = await startServer({ config, log, demo, worker: options.worker });
       log.info(
         { url: server.url, storage: server.db.kind, worker: options.worker },

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { openMigratedDatabase, startWorker, warnIfUnmaintained } from "../main.js";
+import { openMigratedDatabase } from "../database.js";
 import { commandContext, shutdownSignal } from "./run.js";
 
 export function workerCommand(): Command {
@@ -7,6 +7,8 @@ export function workerCommand(): Command {
     .description("run the background worker alone (run several against one PostgreSQL server to scale out)")
     .action(async () => {
       const { config, log } = commandContext();
+      // Loaded here: the worker's modules are most of the application, which other commands skip.
+      const { startWorker, warnIfUnmaintained } = await import("../main.js");
       const db = await openMigratedDatabase(config, log);
       try {
         await warnIfUnmaintained(db, log);

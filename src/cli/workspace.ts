@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { openMigratedDatabase } from "../main.js";
+import { openMigratedDatabase } from "../database.js";
 import type { Db } from "../platform/db/index.js";
 import { createWorkspace, listWorkspaces } from "../workspaces/index.js";
 import { commandContext } from "./run.js";

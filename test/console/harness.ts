@@ -3,13 +3,12 @@
 // screenshot under test-results/console/ for every test that fails.
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, onTestFailed } from "vitest";
-import { type CliResult, cliEnv, collect, listening, runCli, startCli } from "../support/cli.js";
-import { createTestDb, onServer, type TestDb } from "../support/db.js";
+import { createWorkspace, insertKey } from "../../src/workspaces/index.js";
+import { type CliResult, cliStorage, collect, listening, startCli } from "../support/cli.js";
 import { type Seeded, seed } from "./seed.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -60,24 +59,24 @@ export interface ConsoleServer {
 
 /** Starts `engram serve` on a fresh store with the demo workspace and an empty "other" one. */
 export async function startServer(options: { worker?: boolean } = {}): Promise<ConsoleServer> {
-  const dir = await mkdtemp(join(tmpdir(), "engram-console-"));
-  let testDb: TestDb | undefined;
-  let env: NodeJS.ProcessEnv;
-  if (onServer) {
-    testDb = await createTestDb();
-    env = cliEnv({ DATABASE_URL: testDb.url as string, LOG_LEVEL: "info" });
-  } else {
-    env = cliEnv({ DATA_DIR: join(dir, "data"), LOG_LEVEL: "info" });
+  const storage = await cliStorage();
+  const env = { ...storage.env, LOG_LEVEL: "info" };
+  // Made in this process, not by two more CLI children (seconds each): the CLI has its own tests.
+  let otherKey: string;
+  let readOnlyKey: string;
+  const db = await storage.open();
+  try {
+    const other = await createWorkspace(db, "other");
+    otherKey = other.api_key;
+    const viewer = await insertKey(
+      db,
+      { id: other.id, name: other.workspace },
+      { name: "viewer", scope: "read_only" },
+    );
+    readOnlyKey = viewer.api_key;
+  } finally {
+    await storage.release(db);
   }
-  const created = await runCli(["workspace", "create", "other", "--json"], env);
-  if (created.code !== 0) throw new Error(`workspace create failed: ${created.stderr}`);
-  const otherKey = JSON.parse(created.stdout).api_key as string;
-  const viewer = await runCli(
-    ["key", "create", "--workspace", "other", "--name", "viewer", "--read-only", "--json"],
-    env,
-  );
-  if (viewer.code !== 0) throw new Error(`key create failed: ${viewer.stderr}`);
-  const readOnlyKey = JSON.parse(viewer.stdout).api_key as string;
 
   const args = ["serve", "--port", "0", "--demo", ...(options.worker === false ? ["--no-worker"] : [])];
   const child: ChildProcess = startCli(args, env);
@@ -114,8 +113,7 @@ export async function startServer(options: { worker?: boolean } = {}): Promise<C
     async close() {
       child.kill("SIGTERM");
       await exited;
-      await testDb?.close();
-      await rm(dir, { recursive: true, force: true });
+      await storage.cleanup();
     },
   };
 }

@@ -3,9 +3,6 @@
 // calls through the fake provider, a 404, a database_busy refusal) each metric moves by what the
 // load did, and no workspace, entity or record text appears anywhere in a scrape.
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,8 +16,8 @@ import { ENRICH_JOB } from "../../src/records/index.js";
 import { enqueue, LeaseLostError } from "../../src/worker/queue.js";
 import { type JobAttempt, type JobHandler, Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
-import { cliEnv, collect, listening, startCli } from "../support/cli.js";
-import { createTestDb, onServer, type TestDb } from "../support/db.js";
+import { type CliStorage, cliStorage, collect, listening, startCli } from "../support/cli.js";
+import { createTestDb } from "../support/db.js";
 import { waitFor } from "../support/wait.js";
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -104,23 +101,19 @@ describe("GET /metrics when the database cannot be read", () => {
 });
 
 describe("engram serve with METRICS_TOKEN", () => {
-  let dir: string;
-  let testDb: TestDb | undefined;
+  let storage: CliStorage;
   let child: ChildProcess;
   let exited: Promise<unknown>;
   let url: string;
   let key: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "engram-metrics-"));
-    const storage: Record<string, string> = { METRICS_TOKEN: TOKEN, LOG_LEVEL: "info" };
-    if (onServer) {
-      testDb = await createTestDb();
-      storage.DATABASE_URL = testDb.url as string;
-    } else {
-      storage.DATA_DIR = dir;
-    }
-    child = startCli(["serve", "--port", "0", "--demo"], cliEnv(storage));
+    storage = await cliStorage();
+    child = startCli(["serve", "--port", "0", "--demo"], {
+      ...storage.env,
+      METRICS_TOKEN: TOKEN,
+      LOG_LEVEL: "info",
+    });
     const started = listening(child);
     exited = collect(child);
     const ready = await started;
@@ -131,8 +124,7 @@ describe("engram serve with METRICS_TOKEN", () => {
   afterAll(async () => {
     child?.kill("SIGTERM");
     await exited;
-    await rm(dir, { recursive: true, force: true });
-    await testDb?.close();
+    await storage.cleanup();
   });
 
   it("serves the in-process worker's jobs and model calls on the API port", async () => {

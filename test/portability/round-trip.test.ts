@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prepareDatabase } from "../../src/main.js";
+import { prepareDatabase } from "../../src/database.js";
 import { openPglite } from "../../src/platform/db/index.js";
 import { embeddingKind, NOT_EXPORTED, TABLE_KINDS } from "../../src/portability/kinds.js";
 import { createTestApp, type TestApp } from "../support/app.js";

@@ -3,13 +3,9 @@
 // and seq numbers are unique and keep increasing after the restart. PGlite data directory and
 // server.
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MINIMAL_PACKAGE, minimalFiles } from "../support/catalog-files.js";
-import { cliEnv, listening, runCli, startCli } from "../support/cli.js";
-import { createTestDb, onServer, type TestDb } from "../support/db.js";
+import { type CliStorage, cliStorage, listening, runCli, startCli } from "../support/cli.js";
 
 const WRITERS = 4;
 const ROWS = 25;
@@ -30,8 +26,7 @@ const batch = (n: number): Batch => ({
 });
 
 describe("the server killed during concurrent batch writes", () => {
-  let dir: string;
-  let testDb: TestDb | undefined;
+  let storage: CliStorage;
   let env: NodeJS.ProcessEnv;
   let key: string;
   let child: ChildProcess | undefined;
@@ -51,21 +46,19 @@ describe("the server killed during concurrent batch writes", () => {
     });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "engram-crash-"));
-    if (onServer) testDb = await createTestDb();
+    storage = await cliStorage();
     // info: serve logs its address at that level.
-    env = cliEnv({
+    env = {
+      ...storage.env,
       LOG_LEVEL: "info",
-      ...(onServer ? { DATABASE_URL: testDb?.url as string } : { DATA_DIR: dir }),
-    });
+    };
     const created = await runCli(["workspace", "create", "crash", "--json"], env);
     expect(created.code, created.stderr).toBe(0);
     key = JSON.parse(created.stdout).api_key;
   });
   afterAll(async () => {
     child?.kill("SIGKILL");
-    await rm(dir, { recursive: true, force: true });
-    await testDb?.close();
+    await storage.cleanup();
   });
 
   it("keeps every acknowledged write exactly once and never a partial batch", async () => {

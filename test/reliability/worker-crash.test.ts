@@ -3,11 +3,7 @@
 // job finishes exactly once, the run the dead worker left is closed as failed, the derivation's
 // output is written once. PGlite data directory and server.
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/platform/db/index.js";
 import {
   COLLECTIONS_YAML,
   MINIMAL_PACKAGE,
@@ -15,8 +11,7 @@ import {
   PROFILES_YAML,
   stubModelsYaml,
 } from "../support/catalog-files.js";
-import { cliEnv, listening, runCli, startCli } from "../support/cli.js";
-import { createTestDb, onServer, type TestDb } from "../support/db.js";
+import { type CliStorage, cliStorage, listening, runCli, startCli } from "../support/cli.js";
 import { derivationYaml } from "../support/derivations.js";
 import { chatReply, embeddingsReply, type OpenAIStub, startOpenAIStub } from "../support/openai-stub.js";
 import { waitFor } from "../support/wait.js";
@@ -26,8 +21,7 @@ const HANG_MS = 120_000;
 
 describe("the worker's process killed mid-enrichment and mid-derivation", () => {
   let stub: OpenAIStub;
-  let dir: string;
-  let testDb: TestDb | undefined;
+  let storage: CliStorage;
   let env: NodeJS.ProcessEnv;
   let key: string;
   let child: ChildProcess | undefined;
@@ -56,13 +50,12 @@ describe("the worker's process killed mid-enrichment and mid-derivation", () => 
 
   beforeAll(async () => {
     stub = await startOpenAIStub();
-    dir = await mkdtemp(join(tmpdir(), "engram-worker-crash-"));
-    if (onServer) testDb = await createTestDb();
-    env = cliEnv({
+    storage = await cliStorage();
+    env = {
+      ...storage.env,
       LOG_LEVEL: "info",
       WORKER_LEASE_SECONDS: "2",
-      ...(onServer ? { DATABASE_URL: testDb?.url as string } : { DATA_DIR: dir }),
-    });
+    };
     const created = await runCli(["workspace", "create", "crash", "--json"], env);
     expect(created.code, created.stderr).toBe(0);
     key = JSON.parse(created.stdout).api_key;
@@ -70,8 +63,7 @@ describe("the worker's process killed mid-enrichment and mid-derivation", () => 
   afterAll(async () => {
     child?.kill("SIGKILL");
     await stub.close();
-    await rm(dir, { recursive: true, force: true });
-    await testDb?.close();
+    await storage.cleanup();
   });
 
   it("finishes every job exactly once after a restart", { timeout: 90_000 }, async () => {
@@ -154,7 +146,7 @@ search_profiles: [main]
     await kill();
 
     // Every job of the workspace ended once: succeeded, each taken over exactly once.
-    const db = await openDatabase({ databaseUrl: testDb?.url, dataDir: dir });
+    const db = await storage.open();
     try {
       const { rows } = await db.query<{ kind: string; state: string; attempts: number }>(
         "SELECT kind, state, attempts FROM jobs ORDER BY kind",
@@ -166,7 +158,7 @@ search_profiles: [main]
       const { rows: vectors } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM embeddings");
       expect(vectors[0]?.n).toBe(NOTES);
     } finally {
-      await db.close();
+      await storage.release(db);
     }
   });
 });

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { prepareDatabase } from "../../src/main.js";
+import { prepareDatabase } from "../../src/database.js";
 import { type Db, openDatabase } from "../../src/platform/db/index.js";
-import { createTestDb, type TestDb } from "./db.js";
+import { copyMigratedDataDir, createTestDb, onServer } from "./db.js";
 
 export const ENGRAM_BIN = fileURLToPath(new URL("../../bin/engram.js", import.meta.url));
 
@@ -57,7 +57,8 @@ export function listening(child: ChildProcess): Promise<{ url: string; stderr: s
 
 /**
  * The storage a CLI test's commands share: the test server's database when DATABASE_URL is set,
- * else an embedded data directory of its own. The test opens it between commands (the embedded
+ * else an embedded data directory of its own, already migrated (copied from the run's template:
+ * initdb alone takes a child seconds). The test opens it between commands (the embedded
  * one has one holder at a time, so `release` closes it there; the server's stays open).
  */
 export interface CliStorage {
@@ -72,10 +73,10 @@ export interface CliStorage {
 export async function cliStorage(): Promise<CliStorage> {
   const dir = await mkdtemp(join(tmpdir(), "engram-cli-"));
   const removeDir = () => rm(dir, { recursive: true, force: true });
-  const testDb: TestDb = await createTestDb();
-  if (testDb.url) {
+  if (onServer) {
+    const testDb = await createTestDb();
     return {
-      env: cliEnv({ DATABASE_URL: testDb.url }),
+      env: cliEnv({ DATABASE_URL: testDb.url as string }),
       dir,
       open: async () => testDb.db,
       release: async () => {},
@@ -85,8 +86,8 @@ export async function cliStorage(): Promise<CliStorage> {
       },
     };
   }
-  await testDb.close();
   const dataDir = join(dir, "data");
+  await copyMigratedDataDir(dataDir);
   return {
     env: cliEnv({ DATA_DIR: dataDir }),
     dir,

@@ -1,13 +1,9 @@
 // A real `engram serve` for tests that reach Engram the way a client does (the TypeScript client
 // and its integrations, MCP bridges): a child process on a port of its own, with the demo
 // workspace (the example package published) and its key. Embedded storage in a directory of its
-// own, or the suite's server database when DATABASE_URL is set.
+// own (a copy of the migrated template), or the suite's server database when DATABASE_URL is set.
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { cliEnv, listening, startCli } from "./cli.js";
-import { createTestDb, type TestDb } from "./db.js";
+import { cliStorage, listening, startCli } from "./cli.js";
 
 export interface RunningEngram {
   /** The API's base URL, like http://127.0.0.1:41234 */
@@ -20,22 +16,11 @@ export interface RunningEngram {
 }
 
 export async function startEngram(extraEnv: Record<string, string> = {}): Promise<RunningEngram> {
-  const dir = await mkdtemp(join(tmpdir(), "engram-serve-"));
-  let testDb: TestDb | undefined;
-  let env: NodeJS.ProcessEnv;
-  if (process.env.DATABASE_URL) {
-    testDb = await createTestDb();
-    env = cliEnv({ DATABASE_URL: testDb.url as string, ...extraEnv });
-  } else {
-    env = cliEnv({ DATA_DIR: join(dir, "data"), ...extraEnv });
-  }
+  const storage = await cliStorage();
+  const env = { ...storage.env, ...extraEnv };
   const child: ChildProcess = startCli(["serve", "--port", "0", "--demo"], { ...env, LOG_LEVEL: "info" });
   child.stdout?.resume();
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const cleanup = async () => {
-    await rm(dir, { recursive: true, force: true });
-    await testDb?.close();
-  };
   try {
     const ready = await listening(child);
     const key = /egk_[A-Za-z0-9_-]{43}/.exec(ready.stderr)?.[0];
@@ -47,12 +32,12 @@ export async function startEngram(extraEnv: Record<string, string> = {}): Promis
       async stop() {
         child.kill("SIGTERM");
         await exited;
-        await cleanup();
+        await storage.cleanup();
       },
     };
   } catch (error) {
     child.kill("SIGKILL");
-    await cleanup();
+    await storage.cleanup();
     throw error;
   }
 }

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { prepareDatabase } from "../../src/main.js";
+import { prepareDatabase } from "../../src/database.js";
 import { openPglite } from "../../src/platform/db/index.js";
 import { adminQuery, withoutSessions } from "./admin.js";
 import { type CitusCluster, citusCluster, createCitusDatabase } from "./citus.js";
@@ -14,6 +14,8 @@ import { databaseUrlFor, testVectorLayout } from "./urls.js";
 declare module "vitest" {
   export interface ProvidedContext {
     pgliteDump: string;
+    /** The same migrated store as a data directory on disk, for child processes to copy. */
+    pgliteDataDir: string;
     serverTemplate: string;
     /** DATABASE_URL is a Citus coordinator. */
     citus: boolean;
@@ -33,6 +35,7 @@ export default async function setup(project: TestProject) {
       project.provide("citusCluster", cluster);
       project.provide("serverTemplate", "");
       project.provide("pgliteDump", "");
+      project.provide("pgliteDataDir", "");
       return;
     }
     project.provide("citusCluster", null);
@@ -44,6 +47,7 @@ export default async function setup(project: TestProject) {
     await db.close();
     project.provide("serverTemplate", template);
     project.provide("pgliteDump", "");
+    project.provide("pgliteDataDir", "");
     // Test files drop their own databases; this sweeps the template and any a crash left.
     return async () => {
       const left = await adminQuery<{ datname: string }>(
@@ -63,7 +67,11 @@ export default async function setup(project: TestProject) {
   const dir = await mkdtemp(join(tmpdir(), "engram-test-"));
   const file = join(dir, "migrated.tar");
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));
+  // `engram` children (CLI, serve) open a data directory, where initdb alone takes seconds.
+  const dataDir = join(dir, "data");
+  await (await openPglite({ dataDir, loadDataDir: dump })).close();
   project.provide("pgliteDump", file);
+  project.provide("pgliteDataDir", dataDir);
   project.provide("serverTemplate", "");
   project.provide("citusCluster", null);
   project.provide("citus", false);
