@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from "commander";
 import { type Config, ConfigError, loadConfig } from "../config/index.js";
 import { DataDirLockedError } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
@@ -7,6 +8,14 @@ import { createLogger, type Logger } from "../platform/log.js";
 export const EXIT_FAILURE = 1;
 
 export class CliError extends Error {}
+
+/** A --port value: an integer from 0 (any free port) to 65535. */
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError("expected a port number from 0 to 65535");
+  return port;
+}
 
 /** Known failures print one clear line on stderr and exit 1; nothing else is hidden. */
 export async function runCommand(run: () => Promise<unknown>): Promise<void> {

@@ -1,13 +1,6 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import type { DemoMode } from "../main.js";
-import { commandContext, shutdownSignal } from "./run.js";
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535)
-    throw new InvalidArgumentError("expected a port number from 0 to 65535");
-  return port;
-}
+import { commandContext, parsePort, shutdownSignal } from "./run.js";
 
 export function serveCommand(): Command {
   return new Command("serve")

@@ -18,6 +18,7 @@ import { type JobAttempt, type JobHandler, Worker } from "../../src/worker/runne
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { type CliStorage, cliStorage, collect, listening, startCli } from "../support/cli.js";
 import { createTestDb } from "../support/db.js";
+import { parse, type Sample, value } from "../support/metrics.js";
 import { waitFor } from "../support/wait.js";
 
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -25,35 +26,6 @@ const TOKEN = "metrics-token-0123456789abcdef";
 const WORKSPACE = "acme-metrics-ws-5c1d";
 const ENTITY = "cust-metrics-e7a2";
 const TEXT = ["quokka invoice overdue since march", "quokka card declined twice", "quokka asks for refund"];
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a text-format scrape. */
-function parse(text: string): Sample[] {
-  return text
-    .split("\n")
-    .filter((line) => line !== "" && !line.startsWith("#"))
-    .map((line) => {
-      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (!match) throw new Error(`not a sample line: ${line}`);
-      const labels: Record<string, string> = {};
-      for (const [, name, value] of (match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-        labels[name as string] = value as string;
-      }
-      return { name: match[1] as string, labels, value: Number(match[3]) };
-    });
-}
-
-/** The sum of the samples named so whose labels include these (0 when there is none). */
-function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
-}
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const log = pino({ level: "silent" });
