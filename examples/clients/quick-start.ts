@@ -15,7 +15,7 @@ show("workspace", { name: workspace.name, key: workspace.key.name, limits: works
 show("catalog", (await engram.catalog.get()).package);
 show(
   "views",
-  (await engram.views.list()).views.map((view) => String(view.name)),
+  (await engram.views.list()).views.map((view) => view.name),
 );
 
 const written = await engram.records.write([
@@ -55,7 +55,8 @@ show(
   found.hits.map((hit) => [hit.id, hit.rank_score]),
 );
 const view = await engram.views.query("customer_history", { customer: "acme", question: "refund" });
-show("view hits", (view as { hits?: unknown[] }).hits?.length);
+// A view answers as its kind does: a search view with hits, a graph view with nodes and edges.
+show("view hits", "hits" in view ? view.hits.length : undefined);
 const context = await engram.context({ entity: "acme", task: "refund", budget: 2000 });
 show("context", { tokens: context.tokens, records: context.input_record_ids.length });
 const brief = await engram.artifacts.render("support_brief", { customer: "acme", question: "refund" });

@@ -1,17 +1,7 @@
 // Response bodies of the derivation routes and the document's freshness (responses.ts merges
 // them into RESPONSES).
+import { anyObject, bool, int, listOf, orNull, type Schema, str, timestamp, uuid } from "./schema-parts.js";
 import { shape } from "./shape.js";
-
-type Schema = Record<string, unknown>;
-
-const str = { type: "string" } as const;
-const int = { type: "integer" } as const;
-const bool = { type: "boolean" } as const;
-const uuid = { type: "string", format: "uuid" } as const;
-const timestamp = { type: "string", format: "date-time" } as const;
-const anyObject = { type: "object", additionalProperties: true } as const;
-const listOf = (items: Schema) => ({ type: "array", items }) as const;
-const orNull = (schema: Schema) => ({ oneOf: [{ type: "null" }, schema] });
 
 export const freshnessEntry = {
   derivation: str,

@@ -7,20 +7,20 @@ import { KEY_SCOPES } from "../workspaces/index.js";
 import { ANSWER_RESPONSES } from "./answer-responses.js";
 import { ARTIFACT_RESPONSES } from "./artifact-responses.js";
 import { DERIVATION_RESPONSES, freshness } from "./derivation-responses.js";
+import { DISCOVERY_RESPONSES } from "./discovery-responses.js";
+import {
+  anyObject,
+  bool,
+  int,
+  listOf,
+  nullable,
+  num,
+  type Schema,
+  str,
+  timestamp,
+  uuid,
+} from "./schema-parts.js";
 import { shape } from "./shape.js";
-
-type Schema = Record<string, unknown>;
-
-const str = { type: "string" } as const;
-const int = { type: "integer" } as const;
-const bool = { type: "boolean" } as const;
-const num = { type: "number" } as const;
-const nullable = (type: string) => ({ type: [type, "null"] }) as const;
-const anyObject = { type: "object", additionalProperties: true } as const;
-const listOf = (items: Schema) => ({ type: "array", items }) as const;
-
-const timestamp = { type: "string", format: "date-time" } as const;
-const uuid = { type: "string", format: "uuid" } as const;
 
 const record = shape({
   id: uuid,
@@ -258,8 +258,6 @@ const backfill = {
   ],
 } as const;
 
-const listNamed = (name: string) => shape({ [name]: listOf(anyObject) });
-
 /** The success body of each route, by method and URL as registered. */
 export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
   "POST /records": {
@@ -341,12 +339,6 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
   "POST /search": { status: 200, schema: searchResponse },
   "GET /search": { status: 200, schema: searchResponse },
   "POST /views/:name/query": { status: 200, schema: viewResponse },
-  "GET /views": { status: 200, schema: listNamed("views") },
-  "GET /collections": { status: 200, schema: listNamed("collections") },
-  "GET /processors": { status: 200, schema: listNamed("processors") },
-  "GET /triggers": { status: 200, schema: listNamed("triggers") },
-  "GET /artifacts": { status: 200, schema: listNamed("artifacts") },
-  "GET /rank/schema": { status: 200, schema: anyObject },
   "POST /catalog": {
     status: 200,
     schema: {
@@ -375,17 +367,7 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
       }),
     }),
   },
-  "GET /catalog/definitions": {
-    status: 200,
-    schema: shape({
-      package: str,
-      catalog_hash: str,
-      manifest: anyObject,
-      definitions: { type: "object", additionalProperties: anyObject },
-    }),
-  },
   "GET /catalog/compatibility": { status: 200, schema: compatibility },
-  "GET /catalog/prune": { status: 200, schema: anyObject },
   "POST /backfill": { status: 202, schema: backfill },
   "GET /backfill": { status: 200, schema: shape({ backfills: listOf(backfill) }) },
   "GET /backfill/:id": { status: 200, schema: backfill },
@@ -457,6 +439,7 @@ export const RESPONSES: Record<string, { status: number; schema: Schema }> = {
     }),
   },
   "POST /jobs/:id/retry": { status: 200, schema: job },
+  ...DISCOVERY_RESPONSES,
   ...DERIVATION_RESPONSES,
   ...ARTIFACT_RESPONSES,
   ...ANSWER_RESPONSES,

@@ -3,10 +3,13 @@ export type Schema = Record<string, unknown>;
 
 export const str = { type: "string" } as const;
 export const int = { type: "integer" } as const;
+export const num = { type: "number" } as const;
 export const bool = { type: "boolean" } as const;
 export const uuid = { type: "string", format: "uuid" } as const;
 export const timestamp = { type: "string", format: "date-time" } as const;
 export const anyObject = { type: "object", additionalProperties: true } as const;
 export const listOf = (items: Schema) => ({ type: "array", items }) as const;
+/** A primitive value of this JSON type, or null (`{type: [type, "null"]}`). */
+export const nullable = (type: string) => ({ type: [type, "null"] }) as const;
 export const orNull = (schema: Schema) => ({ oneOf: [{ type: "null" }, schema] });
 export const mapOf = (values: Schema) => ({ type: "object", additionalProperties: values }) as const;

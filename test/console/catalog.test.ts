@@ -3,16 +3,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { expect, it } from "vitest";
 import { parse } from "yaml";
-import { exampleRequest } from "../support/example-catalog.js";
+import { exampleRequest, UNLISTED_VIEW } from "../support/example-catalog.js";
 import { consoleSuite, noHorizontalScroll } from "./harness.js";
-
-const UNUSED_VIEW = `views:
-  - name: unused_view
-    version: 1
-    parameters:
-      q: { type: string, required: true }
-    query: { mode: text, q: "{{q}}", scope: { collections: [pages] } }
-`;
 
 /** Writes a catalog directory as a person would keep it: files under their relative paths. */
 async function writeCatalog(root: string, name: string, files: Record<string, string>): Promise<string> {
@@ -61,7 +53,7 @@ async function writeCatalogs(): Promise<void> {
     ...(await exampleFiles("1.2.0", (text) =>
       replaced(text, tier, `${tier}\n        region: { type: string }`),
     )),
-    "views/unused.yaml": UNUSED_VIEW,
+    "views/unused.yaml": UNLISTED_VIEW,
     ".editor-swap": "not sent",
   });
   reinterpreting = await writeCatalog(

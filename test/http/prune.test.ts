@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { exampleRequest } from "../support/example-catalog.js";
-
-const UNLISTED_VIEW = `views:
-  - name: unused_view
-    version: 1
-    parameters:
-      q: { type: string, required: true }
-    query: { mode: text, q: "{{q}}", scope: { collections: [pages] } }
-`;
+import { exampleRequest, UNLISTED_VIEW } from "../support/example-catalog.js";
 
 describe("GET /catalog/prune", () => {
   let t: TestApp;

@@ -326,7 +326,50 @@ export interface paths {
                     content: {
                         "application/json": {
                             artifacts: {
-                                [key: string]: unknown;
+                                active: boolean;
+                                blocks: {
+                                    [key: string]: {
+                                        collections: string[];
+                                        /** @enum {unknown} */
+                                        kind: "document";
+                                        max_tokens: number | null;
+                                        /** @enum {unknown} */
+                                        status: "active" | "draft";
+                                    } | {
+                                        /** @enum {unknown} */
+                                        kind: "view";
+                                        max_tokens: number | null;
+                                        /** @description name@version */
+                                        view: string;
+                                    };
+                                };
+                                candidate: null | {
+                                    derivation: string;
+                                    keys: string[];
+                                };
+                                description: string | null;
+                                hash: string;
+                                /** @enum {unknown} */
+                                kind: "prompt";
+                                learning: null | {
+                                    /** @description the reviewed artifact improved (name@version); null: this one */
+                                    artifact: string | null;
+                                    block: string;
+                                };
+                                /** @enum {unknown} */
+                                lifecycle: "live" | "reviewed";
+                                name: string;
+                                parameters: {
+                                    [key: string]: {
+                                        default?: string | number | boolean | string[];
+                                        required: boolean;
+                                        /** @enum {unknown} */
+                                        type: "string" | "number" | "integer" | "boolean" | "datetime" | "string_array";
+                                    };
+                                };
+                                /** @description whether it declares a snapshot target */
+                                snapshot: boolean;
+                                version: number;
                             }[];
                         };
                     };
@@ -1275,13 +1318,31 @@ export interface paths {
                     content: {
                         "application/json": {
                             catalog_hash: string;
+                            /** @description every listed definition by family:id, as GET /catalog's metadata.definitions names them */
                             definitions: {
                                 [key: string]: {
                                     [key: string]: unknown;
                                 };
                             };
                             manifest: {
-                                [key: string]: unknown;
+                                artifacts: string[];
+                                collections: string[];
+                                /** @description the MCP interface (name@version), or null */
+                                mcp: string | null;
+                                name: string;
+                                optional_search_profiles: string[];
+                                processors: string[];
+                                retentions: {
+                                    after_days: number;
+                                    collection: string;
+                                    cron: string;
+                                    max_pages: number;
+                                    name: string;
+                                }[];
+                                search_profiles: string[];
+                                triggers: string[];
+                                version: string;
+                                views: string[];
                             };
                             package: string;
                         };
@@ -1339,7 +1400,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            candidates: {
+                                /** @description family:name@version (family:name for unversioned families) */
+                                definition: string;
+                                listed: boolean;
+                                /** @enum {unknown} */
+                                reference_kind: "records" | "definitions" | "records_and_definitions" | "none";
+                                references: string[];
+                                safe_to_delete: boolean;
+                            }[];
+                            package: string;
+                            /** @description the candidates nothing references */
+                            safe_to_delete: string[];
                         };
                     };
                 };
@@ -1396,7 +1468,35 @@ export interface paths {
                     content: {
                         "application/json": {
                             collections: {
-                                [key: string]: unknown;
+                                active: boolean;
+                                answerable: boolean;
+                                bindings: {
+                                    /** @description what the search profile offers, sorted */
+                                    capabilities: ("vector" | "text" | "recent" | "structured")[];
+                                    required_processors: string[];
+                                    search_profile: string;
+                                };
+                                fields: {
+                                    [key: string]: {
+                                        filter: boolean;
+                                        /** @description dotted path into content (customer.tier) */
+                                        path: string;
+                                        project: boolean;
+                                        return: boolean;
+                                        sort: boolean;
+                                        /** @enum {unknown} */
+                                        type: "string" | "number" | "integer" | "boolean" | "datetime" | "string_array";
+                                    };
+                                };
+                                hash: string;
+                                /** @enum {unknown} */
+                                mode: "event" | "keyed" | "mixed";
+                                name: string;
+                                /** @description the content schema of the collection's records (JSON Schema 2020-12, open) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                version: number;
                             }[];
                         };
                     };
@@ -2505,9 +2605,77 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            processors: {
-                                [key: string]: unknown;
-                            }[];
+                            processors: ({
+                                /** @description the value stored when the model fails: a number within scale (score), a value satisfying the output schema (json), or null (embedding, or json without one) */
+                                default: unknown;
+                                description: string | null;
+                                /** @enum {unknown} */
+                                family: "enrichment";
+                                hash: string;
+                                input: {
+                                    collections: string[];
+                                };
+                                /** @enum {unknown} */
+                                kind: "score" | "embedding" | "json";
+                                /** @description a model alias (score, json) or an embedding alias (embedding) */
+                                model: string;
+                                name: string;
+                                /** @description score processors: [min, max]; null otherwise */
+                                scale: null | number[];
+                                /** @enum {unknown} */
+                                source: "llm";
+                            } | {
+                                description: string | null;
+                                emit: {
+                                    collection: string;
+                                    complete: boolean;
+                                    from: string;
+                                    keys: null | string[];
+                                    max_records: number | null;
+                                    /** @enum {unknown} */
+                                    review: "required" | "none";
+                                    type: string;
+                                };
+                                /** @enum {unknown} */
+                                family: "derivation";
+                                hash: string;
+                                limits: {
+                                    max_llm_calls: number;
+                                    max_retrieved_records: number;
+                                    max_tasks: number;
+                                    max_total_tokens: number;
+                                    max_visible_records: number;
+                                    max_wall_s: number;
+                                };
+                                /** @description the model alias the definition names; null: conf/models.yaml defaults.derivation */
+                                model: string | null;
+                                name: string;
+                                /** @description the source kinds it reads, sorted */
+                                source: ("changes" | "snapshot" | "current")[];
+                                sources: {
+                                    [key: string]: {
+                                        allow_empty: boolean;
+                                        collections: string[];
+                                        /** @enum {unknown} */
+                                        keyed: true | false | "any";
+                                        keys: null | string[];
+                                        /** @enum {unknown} */
+                                        kind: "changes" | "snapshot" | "current";
+                                        max_records: number | null;
+                                        max_tokens: number | null;
+                                        statuses: ("active" | "draft")[];
+                                        /** @description null: every type */
+                                        types: null | string[];
+                                    };
+                                };
+                                tasks: {
+                                    id: string;
+                                    /** @enum {unknown} */
+                                    use: "llm";
+                                }[];
+                                /** @description its inline trigger's name (<derivation>.default), or null */
+                                trigger: string | null;
+                            })[];
                         };
                     };
                 };
@@ -2712,7 +2880,141 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            backend: {
+                                layout: string;
+                                profiles: {
+                                    capabilities: ("vector" | "text" | "recent" | "structured")[];
+                                    /** @description the embedding alias; null: no vector capability */
+                                    embedding: string | null;
+                                    /** @enum {unknown} */
+                                    engine: "postgres";
+                                    name: string;
+                                    text_config: string;
+                                    text_rank: {
+                                        b: number;
+                                        k1: number;
+                                        /** @enum {unknown} */
+                                        kind: "bm25";
+                                    } | {
+                                        /** @enum {unknown} */
+                                        kind: "ts_rank_cd";
+                                    };
+                                }[];
+                            };
+                            /** @description the listed collection versions (name@version) */
+                            collections: string[];
+                            defaults: {
+                                candidates: number;
+                                formulas: {
+                                    /** @description a rank expression tree: a list whose first item is the operator (see grammar.operators); open, as it nests */
+                                    hybrid: unknown[];
+                                    /** @description a rank expression tree: a list whose first item is the operator (see grammar.operators); open, as it nests */
+                                    recent: unknown[];
+                                    /** @description a rank expression tree: a list whose first item is the operator (see grammar.operators); open, as it nests */
+                                    text: unknown[];
+                                    /** @description a rank expression tree: a list whose first item is the operator (see grammar.operators); open, as it nests */
+                                    vector: unknown[];
+                                };
+                            };
+                            fields: {
+                                collection: string;
+                                fields: {
+                                    filter: boolean;
+                                    name: string;
+                                    /** @description dotted path into content (customer.tier) */
+                                    path: string;
+                                    project: boolean;
+                                    return: boolean;
+                                    sort: boolean;
+                                    /** @enum {unknown} */
+                                    type: "string" | "number" | "integer" | "boolean" | "datetime" | "string_array";
+                                }[];
+                                version: number;
+                            }[];
+                            grammar: {
+                                boost: {
+                                    /** @description the operators a boost may use */
+                                    allowed: string[];
+                                };
+                                description: string;
+                                /** @enum {unknown} */
+                                form: "list";
+                                limits: {
+                                    maxChildren: number;
+                                    maxDepth: number;
+                                    maxNodes: number;
+                                };
+                                modes: ("vector" | "text" | "hybrid" | "recent")[];
+                                operators: {
+                                    arguments: string[];
+                                    fields?: ("created_at" | "occurred_at" | "last_accessed")[];
+                                    meaning: string;
+                                    modes?: ("vector" | "text" | "hybrid" | "recent")[];
+                                    operator: string;
+                                }[];
+                            };
+                            /** @description name@semver */
+                            package: string;
+                            score_contract: {
+                                calibrated: boolean;
+                                higher_is_better: boolean;
+                                kinds: string[];
+                                native_score_field: string;
+                                normalization: string;
+                                normalization_scope: string;
+                                score_range: number[];
+                                score_semantics: string;
+                            };
+                            scores: {
+                                name: string;
+                                processor: string;
+                                scale: null | number[];
+                            }[];
+                            text_rank: {
+                                bm25: {
+                                    idf: string;
+                                    normalization: string;
+                                    parameters: {
+                                        b: {
+                                            default: number;
+                                            max: number;
+                                            meaning: string;
+                                            min: number;
+                                        };
+                                        k1: {
+                                            default: number;
+                                            max: number;
+                                            meaning: string;
+                                            min: number;
+                                        };
+                                    };
+                                    phrase: string;
+                                    range: number[];
+                                    score: string;
+                                    statistics: string;
+                                    terms: {
+                                        "|d|": string;
+                                        avgdl: string;
+                                        df: string;
+                                        N: string;
+                                        tf: string;
+                                    };
+                                };
+                                default: {
+                                    b: number;
+                                    k1: number;
+                                    /** @enum {unknown} */
+                                    kind: "bm25";
+                                };
+                                description: string;
+                                kinds: ("bm25" | "ts_rank_cd")[];
+                                ties: string;
+                                ts_rank_cd: {
+                                    /** @description [0, null]: no upper bound */
+                                    range: (number | null)[];
+                                    score: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -3955,7 +4257,25 @@ export interface paths {
                     content: {
                         "application/json": {
                             triggers: {
-                                [key: string]: unknown;
+                                accumulator: null | {
+                                    cooldown_s: number;
+                                    metric: string;
+                                    threshold: number;
+                                };
+                                /** @description write: the collections whose writes fire it (null: the derivation's source collections) */
+                                collections: null | string[];
+                                /** @description seconds between two queues for one entity; null for cron */
+                                cooldown_s: number | null;
+                                /** @description cron: the UTC cron expression */
+                                cron: string | null;
+                                derivations: string[];
+                                description: string | null;
+                                hash: string;
+                                inline: boolean;
+                                /** @description the manifest name: standalone, or <derivation>.default when inline */
+                                name: string;
+                                /** @enum {unknown} */
+                                on: "accumulator" | "write" | "read" | "cron";
                             }[];
                         };
                     };
@@ -4013,7 +4333,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             views: {
-                                [key: string]: unknown;
+                                active: boolean;
+                                /** @description the collections it reads, by name, sorted */
+                                collections: string[];
+                                hash: string;
+                                /** @description JSON Schema 2020-12 of the parameters (the body of POST /views/{name}/query) */
+                                input_schema: {
+                                    /** @enum {unknown} */
+                                    additionalProperties: false;
+                                    properties: {
+                                        [key: string]: {
+                                            default?: string | number | boolean | string[];
+                                            description?: string;
+                                            enum?: (string | number | boolean | string[])[];
+                                            /** @enum {unknown} */
+                                            format?: "date-time";
+                                            items?: {
+                                                enum?: string[];
+                                                /** @enum {unknown} */
+                                                type: "string";
+                                            };
+                                            maximum?: number;
+                                            maxItems?: number;
+                                            maxLength?: number;
+                                            minimum?: number;
+                                            minItems?: number;
+                                            minLength?: number;
+                                            /** @enum {unknown} */
+                                            type: "string" | "number" | "integer" | "boolean" | "array";
+                                        };
+                                    };
+                                    required: string[];
+                                    /** @enum {unknown} */
+                                    type: "object";
+                                };
+                                /** @enum {unknown} */
+                                kind: "search" | "graph" | "graph_orphans";
+                                name: string;
+                                parameters: {
+                                    [key: string]: {
+                                        default?: string | number | boolean | string[];
+                                        required: boolean;
+                                        /** @enum {unknown} */
+                                        type: "string" | "number" | "integer" | "boolean" | "datetime" | "string_array";
+                                    };
+                                };
+                                /** @description the search profiles it reads, sorted */
+                                profiles: string[];
+                                required_capabilities: ("vector" | "text" | "recent" | "structured")[];
+                                version: number;
                             }[];
                         };
                     };
