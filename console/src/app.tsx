@@ -11,6 +11,7 @@ import { RecordPage } from "./pages/record";
 import { SearchPage } from "./pages/search";
 import { ViewsPage } from "./pages/views";
 import { RunPage, WorkerPage } from "./pages/worker";
+import { READ_ONLY_REASON, ReadOnlyContext } from "./read-only";
 import { href, type Route, useRoute } from "./router";
 import { storedKey, storeKey } from "./session";
 import type { WorkspaceInfo } from "./types";
@@ -56,10 +57,7 @@ function Shell() {
           {workspace?.name ?? ""}
         </span>
         {workspace?.key.scope === "read_only" ? (
-          <span
-            class="read-only"
-            title="This key can read everything; every change is refused (403 key_read_only)"
-          >
+          <span class="read-only" title={READ_ONLY_REASON}>
             read-only
           </span>
         ) : null}
@@ -75,13 +73,15 @@ function Shell() {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {page ? (
-          page.render(route)
-        ) : (
-          <p class="error" role="alert">
-            No console page at {route.path}. <Link href={href("/")}>Overview</Link>
-          </p>
-        )}
+        <ReadOnlyContext.Provider value={workspace?.key.scope === "read_only"}>
+          {page ? (
+            page.render(route)
+          ) : (
+            <p class="error" role="alert">
+              No console page at {route.path}. <Link href={href("/")}>Overview</Link>
+            </p>
+          )}
+        </ReadOnlyContext.Provider>
       </main>
     </div>
   );

@@ -98,4 +98,22 @@ consoleSuite("console: serving, sign-in and overview", { signIn: false, setup: r
     await expect.poll(() => page.locator(".top .read-only").textContent()).toBe("read-only");
     await page.getByRole("button", { name: "Sign out" }).click();
   });
+
+  it("disables what would write under a read-only key, and says why", async () => {
+    const { page, server } = ctx;
+    await signIn(page, server, server.readOnlyKey);
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Erase" }).click();
+    await page.getByLabel("Entity", { exact: true }).fill("anyone");
+    const preview = page.getByRole("button", { name: "Preview" });
+    await expect.poll(() => preview.isDisabled()).toBe(true);
+    expect(await preview.getAttribute("title")).toContain("403 key_read_only");
+    await page.getByText("This key is read-only: it can neither preview nor erase.").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    // The same form under a read-write key: Preview is there to press.
+    await signIn(page, server, server.otherKey);
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Erase" }).click();
+    await page.getByLabel("Entity", { exact: true }).fill("anyone");
+    await expect.poll(() => page.getByRole("button", { name: "Preview" }).isEnabled()).toBe(true);
+    await page.getByRole("button", { name: "Sign out" }).click();
+  });
 });

@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { parse } from "yaml";
 import { api } from "../api";
+import { useReadOnly, writeControl } from "../read-only";
 import { type CompatibilityReport, CompatibilityView, PublishProblem } from "./catalog-reports";
 import { Confirm, Loading, Section } from "./common";
 import { DataTable } from "./data-table";
@@ -87,6 +88,7 @@ export function PublishTab(props: {
   workspace: string | undefined;
   onPublished: () => void;
 }) {
+  const readOnly = useReadOnly();
   const input = useRef<HTMLInputElement>(null);
   const [upload, setUpload] = useState<Upload>();
   const [reading, setReading] = useState(false);
@@ -228,7 +230,7 @@ export function PublishTab(props: {
                   <div class="actions">
                     <button
                       type="button"
-                      disabled={checking || !selected}
+                      {...writeControl(readOnly, checking || !selected)}
                       onClick={() => dryRun(upload.files, selected)}
                     >
                       Check again (dry run)
@@ -236,7 +238,7 @@ export function PublishTab(props: {
                     <button
                       type="button"
                       class="primary"
-                      disabled={!canPublish}
+                      {...writeControl(readOnly, !canPublish)}
                       onClick={() => setConfirming(true)}
                     >
                       Publish {selected}

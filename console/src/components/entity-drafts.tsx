@@ -2,6 +2,7 @@
 // grouped by the run that wrote them, each run with a Promote action (POST /promote) behind Confirm.
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { useReadOnly, writeControl } from "../read-only";
 import { href } from "../router";
 import type {
   ArtifactSummary,
@@ -230,6 +231,7 @@ function Promote(props: {
   artifact: ArtifactSummary;
   onOutcome: (outcome: { result?: PromoteResult; error?: unknown }) => void;
 }) {
+  const readOnly = useReadOnly();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const keys = props.artifact.candidate?.keys ?? [];
@@ -248,7 +250,7 @@ function Promote(props: {
   };
   return (
     <>
-      <button type="button" class="primary" disabled={busy} onClick={() => setOpen(true)}>
+      <button type="button" class="primary" {...writeControl(readOnly, busy)} onClick={() => setOpen(true)}>
         {busy ? "Promoting…" : `Promote via ${props.artifact.name}…`}
       </button>
       <Confirm

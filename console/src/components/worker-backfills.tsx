@@ -1,6 +1,7 @@
 // The worker page's backfills (GET /backfill: the 50 most recent), with Cancel on a queued or live
 // one behind a confirmation.
 import { api } from "../api";
+import { useReadOnly, writeControl } from "../read-only";
 import { LoadStatus, RefreshButton, Section } from "./common";
 import { ActionConfirm, ActionOutcome, useConfirmedAction } from "./confirmed-action";
 import { DataTable } from "./data-table";
@@ -42,6 +43,7 @@ const COLUMNS = [
 ];
 
 export function BackfillsSection() {
+  const readOnly = useReadOnly();
   const backfills = useApi((signal) => api<{ backfills: Backfill[] }>("GET", "/backfill", { signal }), []);
   const cancel = useConfirmedAction(async (backfill: Backfill) => {
     await api("POST", `/backfill/${encodeURIComponent(backfill.id)}/cancel`);
@@ -78,6 +80,7 @@ export function BackfillsSection() {
                 {running(b) && !b.cancel_requested ? (
                   <button
                     type="button"
+                    {...writeControl(readOnly)}
                     onClick={() => cancel.ask(b)}
                     aria-label={`Cancel backfill of ${target(b)}`}
                   >

@@ -1,6 +1,7 @@
 // The worker page's jobs: filtered by state and kind (both in the URL), newest first, paged by
 // the API's cursor; a dead job can be retried behind a confirmation.
 import { api } from "../api";
+import { useReadOnly, writeControl } from "../read-only";
 import { navigate, type Route, withQuery } from "../router";
 import type { Job, JobPage } from "../types";
 import { LoadStatus, Pager, RefreshButton, Section } from "./common";
@@ -107,6 +108,7 @@ export function JobsSection(props: { route: Route }) {
 }
 
 function JobRow(props: { job: Job; onRetry: (job: Job) => void }) {
+  const readOnly = useReadOnly();
   const { job } = props;
   return (
     <tr class={job.state === "dead" ? "wk-dead" : undefined} data-job={job.id}>
@@ -156,6 +158,7 @@ function JobRow(props: { job: Job; onRetry: (job: Job) => void }) {
         {job.state === "dead" ? (
           <button
             type="button"
+            {...writeControl(readOnly)}
             onClick={() => props.onRetry(job)}
             aria-label={`Retry ${job.kind} job ${job.id.slice(0, 8)}`}
           >

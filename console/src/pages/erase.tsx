@@ -7,6 +7,7 @@ import { plural } from "../components/plural";
 import { ProblemNote } from "../components/problem-note";
 import { EntityLink, RecordLink, StateBadge } from "../components/records-links";
 import { useApi } from "../components/use-api";
+import { useReadOnly, writeControl } from "../read-only";
 import { href, navigate, type Route } from "../router";
 import type { EraseAudit, ErasePreview, Job } from "../types";
 
@@ -65,6 +66,7 @@ function ChooseTarget(props: { target: Target | null }) {
     props.target?.kind === "records" ? props.target.records.join("\n") : "",
   );
   const ready = kind === "entity" ? entity.trim() !== "" : parseIds(records).length > 0;
+  const readOnly = useReadOnly();
   return (
     <section class="card" aria-label="What to erase">
       <form
@@ -123,10 +125,14 @@ function ChooseTarget(props: { target: Target | null }) {
           </div>
         )}
         <div class="actions">
-          <button type="submit" class="primary" disabled={!ready}>
+          <button type="submit" class="primary" {...writeControl(readOnly, !ready)}>
             Preview
           </button>
-          <span class="muted">Counts what would be removed; removes nothing.</span>
+          <span class="muted">
+            {readOnly
+              ? "This key is read-only: it can neither preview nor erase."
+              : "Counts what would be removed; removes nothing."}
+          </span>
         </div>
       </form>
     </section>
@@ -134,6 +140,7 @@ function ChooseTarget(props: { target: Target | null }) {
 }
 
 function PreviewAndErase(props: { target: Target }) {
+  const readOnly = useReadOnly();
   const { target } = props;
   const preview = useApi(
     (signal) =>
@@ -256,7 +263,12 @@ function PreviewAndErase(props: { target: Target }) {
             <p class="muted">Nothing to erase: no record matches.</p>
           ) : (
             <div class="actions erase-actions">
-              <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>
+              <button
+                type="button"
+                class="danger"
+                {...writeControl(readOnly, busy)}
+                onClick={() => setConfirming(true)}
+              >
                 {busy ? "Erasing…" : "Erase…"}
               </button>
               <button type="button" onClick={preview.reload} disabled={preview.loading || busy}>
