@@ -13,8 +13,9 @@ export function workerCommand(): Command {
     )
     .action(async (options: { metricsPort?: number }) => {
       const { config, log } = commandContext();
+      const { metricsPort } = options;
       const token = config.metricsToken;
-      if (options.metricsPort !== undefined && !token) {
+      if (metricsPort !== undefined && !token) {
         throw new CliError("--metrics-port serves /metrics behind METRICS_TOKEN: set METRICS_TOKEN");
       }
       // Loaded here: the worker's modules are most of the application, which other commands skip.
@@ -23,8 +24,8 @@ export function workerCommand(): Command {
       try {
         await warnIfUnmaintained(db, log);
         const listener =
-          options.metricsPort !== undefined && token
-            ? await metricsListener(db, token, config.host, options.metricsPort)
+          metricsPort !== undefined && token
+            ? await metricsListener(db, token, config.host, metricsPort)
             : undefined;
         try {
           const worker = await startWorker(db, config, log, { metrics: listener?.metrics });
@@ -48,7 +49,7 @@ async function metricsListener(db: Db, token: string, host: string, port: number
     import("../http/metrics-app.js"),
   ]);
   const metrics = createMetrics(db);
-  const app = await buildMetricsApp({ db, metrics, token });
+  const app = buildMetricsApp({ db, metrics, token });
   const url = await app.listen({ port, host });
   return { metrics, url, close: () => app.close() };
 }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { Config } from "../config/index.js";
 import { catalogDeps, modelsResolver } from "../deps.js";
 import { createMetrics, type Metrics } from "../metrics/index.js";
@@ -9,10 +9,11 @@ import { ajv, queryAjv } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
 import { closeQueryStrings } from "./closed-query.js";
 import { consoleRoutes } from "./console.js";
+import { engramFastify } from "./fastify.js";
 import { registerInputGuard } from "./input-guard.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
-import { handleClientError, handleError, handleFrameworkError, sendProblem } from "./problem.js";
+import { sendProblem } from "./problem.js";
 import { registerRateLimit } from "./rate-limit.js";
 import { RESPONSES } from "./responses.js";
 import { answerRoutes } from "./routes/answer.js";
@@ -83,25 +84,16 @@ function documentResponses(app: FastifyInstance): void {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = engramFastify({
     logger: deps.config.logLevel === "silent" ? false : loggerOptions(deps.config.logLevel),
     bodyLimit: BODY_LIMIT_BYTES,
-    // Finish in-flight requests on close; idle keep-alive sockets are closed at once.
-    forceCloseConnections: "idle",
-    return503OnClosing: true,
-    frameworkErrors: handleFrameworkError,
-    clientErrorHandler: handleClientError,
   });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === "querystring" || httpPart === "params" ? queryAjv : ajv).compile(schema),
   );
   app.addSchema(problemSchema);
-  // Replies are plain JSON.stringify: response schemas document the contract (responses.ts) and
-  // must never strip or coerce what a route returns.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   documentResponses(app);
   closeQueryStrings(app);
-  app.setErrorHandler(handleError);
   const metrics = deps.config.metricsToken ? (deps.metrics ?? createMetrics(deps.db)) : undefined;
   metricsRoutes(app, { metrics, token: deps.config.metricsToken });
   deps.instrument?.(app);
