@@ -4,25 +4,9 @@
 import type { Queryable } from "../platform/db/index.js";
 import { validationError } from "../platform/errors.js";
 import { describeJob, type Job, type JobState } from "./queue.js";
+import * as sql from "./sql.js";
 
 type ListedJob = Omit<Job, "workspace_id" | "payload"> & { cursor_at: string };
-
-/**
- * Walks jobs_recent, jobs_state_recent or jobs_kind_recent (migration 0019) backwards from the
- * cursor. The cursor's time is printed by the database itself, so no precision is lost in between.
- * The payload stays behind: GET /jobs/{id} does not show it, and an enrichment job's holds ids.
- */
-const JOB_PAGE = `
-  SELECT id, kind, state, attempts, max_attempts, run_after, lease_owner, lease_expires_at, last_error,
-    successful_run_id, created_at, updated_at, finished_at,
-    to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
-  FROM jobs
-  WHERE workspace_id = $1
-    AND ($2::text IS NULL OR state = $2)
-    AND ($3::text IS NULL OR kind = $3)
-    AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
-  ORDER BY created_at DESC, id DESC
-  LIMIT $6`;
 
 export interface JobQuery {
   state?: JobState;
@@ -63,7 +47,7 @@ function realTime(at: string): boolean {
 
 export async function listJobs(db: Queryable, workspaceId: string, q: JobQuery) {
   const cursor = q.before === undefined ? undefined : decodeJobCursor(q.before);
-  const { rows } = await db.query<ListedJob>(JOB_PAGE, [
+  const { rows } = await db.query<ListedJob>(sql.JOB_PAGE, [
     workspaceId,
     q.state ?? null,
     q.kind ?? null,

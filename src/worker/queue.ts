@@ -1,10 +1,12 @@
 // The durable job queue: enqueue inside the caller's transaction; claim with FOR UPDATE SKIP
-// LOCKED; leases with expiry and heartbeat; retries with backoff; a dead state; coalescing.
+// LOCKED, fairly across workspaces (turns: sql.ts, docs/operations.md "The job queue"); leases
+// with expiry and heartbeat; retries with backoff; a dead state; coalescing.
 // (pg-boss was considered: its singletonKey send answers null for a coalesced request instead
 // of the live job's id, and its jobs carry no workspace, so the queue is our own.)
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
+import * as sql from "./sql.js";
 
 /** Channel that wakes workers when work is queued (LISTEN/NOTIFY; in-process on PGlite). */
 export const JOBS_CHANNEL = "engram_jobs";
@@ -47,87 +49,6 @@ export interface Job {
   finished_at: Date | null;
 }
 
-/**
- * Queues a job, or joins the queued job with the same coalesce key, in one statement. ON CONFLICT
- * DO UPDATE cannot lose a race: when a worker claims the queued job between the conflict check and
- * the update, PostgreSQL re-checks the arbiter index and inserts instead (DO NOTHING followed by a
- * separate join found no queued row there). $2 is the id a new job gets, so an answer with another
- * id is a join.
- */
-const ENQUEUE = `
-  INSERT INTO jobs (workspace_id, id, kind, payload, coalesce_key, run_after)
-  VALUES ($1, $2, $3, $4, $5, COALESCE($6, now()))
-  ON CONFLICT (workspace_id, coalesce_key) WHERE coalesce_key IS NOT NULL AND state = 'queued'
-  DO UPDATE SET run_after = LEAST(jobs.run_after, excluded.run_after), updated_at = now()
-  RETURNING id, run_after`;
-
-const NOTIFY = `SELECT pg_notify('${JOBS_CHANNEL}', '')`;
-
-/**
- * Claims due jobs, and running jobs whose lease expired (a dead worker's), oldest first. A queued
- * job waits while live work with its coalesce key runs, so one key's work never runs twice at once.
- * The pick is a MATERIALIZED CTE so that it runs once: as an IN subquery the planner may rescan
- * it, and each rescan of a LIMIT ... SKIP LOCKED pick can add other rows (PGlite claimed 3 jobs
- * for a limit of 2).
- */
-const CLAIM = `
-  WITH picked AS MATERIALIZED (
-    SELECT workspace_id, id FROM jobs j
-    WHERE kind = ANY($3::text[])
-      AND ((state = 'queued' AND run_after <= now()) OR (state = 'running' AND lease_expires_at < now()))
-      AND (j.coalesce_key IS NULL OR j.state = 'running' OR NOT EXISTS (
-        SELECT 1 FROM jobs live WHERE live.workspace_id = j.workspace_id AND live.coalesce_key = j.coalesce_key
-          AND live.state = 'running' AND live.lease_expires_at >= now()))
-    ORDER BY run_after
-    LIMIT $4
-    FOR UPDATE SKIP LOCKED)
-  UPDATE jobs SET state = 'running', lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-    attempts = attempts + 1, updated_at = now()
-  FROM picked WHERE jobs.workspace_id = picked.workspace_id AND jobs.id = picked.id
-  RETURNING jobs.*`;
-
-const HEARTBEAT = `
-  UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $4), updated_at = now()
-  WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'`;
-
-/** Locks the job row if this worker still holds its lease: the fence every commit passes. */
-const FENCE = `
-  SELECT id FROM jobs WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'
-  FOR UPDATE`;
-
-const SUCCEED = `
-  UPDATE jobs SET state = 'succeeded', lease_owner = NULL, lease_expires_at = NULL, finished_at = now(),
-    updated_at = now(), last_error = NULL, successful_run_id = $4
-  WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'`;
-
-/** A failure that a retry cannot cure (bad output, a bound, a catalog rule): dead at once. */
-const KILL = `
-  UPDATE jobs SET state = $5, lease_owner = NULL, lease_expires_at = NULL, last_error = $4,
-    finished_at = now(), updated_at = now()
-  WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'`;
-
-const FAIL = `
-  UPDATE jobs SET
-    state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
-    run_after = now() + make_interval(secs => $5), lease_owner = NULL, lease_expires_at = NULL,
-    last_error = $4, updated_at = now(),
-    finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END
-  WHERE workspace_id = $1 AND id = $2 AND lease_owner = $3 AND state = 'running'
-  RETURNING state`;
-
-/** Hands leased jobs back untouched (graceful shutdown): the attempt does not count. */
-const RELEASE = `
-  UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL, run_after = now(),
-    attempts = greatest(attempts - 1, 0), updated_at = now()
-  WHERE lease_owner = $1 AND state = 'running'`;
-
-const GET_JOB = "SELECT * FROM jobs WHERE workspace_id = $1 AND id = $2";
-
-const RETRY = `
-  UPDATE jobs SET state = 'queued', attempts = 0, run_after = now(), finished_at = NULL, updated_at = now()
-  WHERE workspace_id = $1 AND id = $2 AND state = 'dead'
-  RETURNING *`;
-
 export class LeaseLostError extends Error {
   constructor(jobId: string) {
     super(`the lease on job ${jobId} was lost (expired and taken over); its work is rolled back`);
@@ -137,7 +58,7 @@ export class LeaseLostError extends Error {
 
 export async function enqueue(tx: Queryable, request: EnqueueRequest): Promise<EnqueueResult> {
   const newId = randomUUID();
-  const { rows } = await tx.query<{ id: string; run_after: Date }>(ENQUEUE, [
+  const { rows } = await tx.query<{ id: string; run_after: Date }>(sql.ENQUEUE, [
     request.workspaceId,
     newId,
     request.kind,
@@ -148,7 +69,7 @@ export async function enqueue(tx: Queryable, request: EnqueueRequest): Promise<E
   const job = rows[0] as { id: string; run_after: Date };
   const coalesced = job.id !== newId;
   // Delivered when the caller's transaction commits; nothing is announced on rollback.
-  if (!coalesced) await tx.query(NOTIFY);
+  if (!coalesced) await tx.query(sql.NOTIFY, [JOBS_CHANNEL]);
   return { jobId: job.id, coalesced, runAfter: job.run_after };
 }
 
@@ -156,7 +77,12 @@ export async function claimJobs(
   db: Queryable,
   claim: { owner: string; kinds: string[]; leaseSeconds: number; limit: number },
 ): Promise<Job[]> {
-  const { rows } = await db.query<Job>(CLAIM, [claim.owner, claim.leaseSeconds, claim.kinds, claim.limit]);
+  const { rows } = await db.query<Job>(sql.CLAIM, [
+    claim.owner,
+    claim.leaseSeconds,
+    claim.kinds,
+    claim.limit,
+  ]);
   return rows;
 }
 
@@ -166,12 +92,12 @@ export async function heartbeat(
   owner: string,
   leaseSeconds: number,
 ): Promise<boolean> {
-  return (await db.query(HEARTBEAT, [job.workspace_id, job.id, owner, leaseSeconds])).rowCount > 0;
+  return (await db.query(sql.HEARTBEAT, [job.workspace_id, job.id, owner, leaseSeconds])).rowCount > 0;
 }
 
 /** Inside a transaction: throws LeaseLostError unless this worker still holds the job. */
 export async function fence(tx: Queryable, job: Job, owner: string): Promise<void> {
-  const { rows } = await tx.query(FENCE, [job.workspace_id, job.id, owner]);
+  const { rows } = await tx.query(sql.FENCE, [job.workspace_id, job.id, owner]);
   if (rows.length === 0) throw new LeaseLostError(job.id);
 }
 
@@ -181,7 +107,7 @@ export async function succeed(
   owner: string,
   runId: string | null = null,
 ): Promise<void> {
-  const { rowCount } = await tx.query(SUCCEED, [job.workspace_id, job.id, owner, runId]);
+  const { rowCount } = await tx.query(sql.SUCCEED, [job.workspace_id, job.id, owner, runId]);
   if (rowCount === 0) throw new LeaseLostError(job.id);
   // The claimed job keeps the state its end wrote: the worker reports how the attempt ended.
   job.state = "succeeded";
@@ -197,7 +123,7 @@ export async function endJob(
   owner: string,
   end: { state: "dead" | "cancelled"; error: string },
 ): Promise<void> {
-  const { rowCount } = await tx.query(KILL, [
+  const { rowCount } = await tx.query(sql.KILL, [
     job.workspace_id,
     job.id,
     owner,
@@ -219,7 +145,7 @@ export async function failJob(
   owner: string,
   error: string,
 ): Promise<Job["state"] | undefined> {
-  const { rows } = await db.query<{ state: Job["state"] }>(FAIL, [
+  const { rows } = await db.query<{ state: Job["state"] }>(sql.FAIL, [
     job.workspace_id,
     job.id,
     owner,
@@ -230,12 +156,12 @@ export async function failJob(
 }
 
 export async function releaseLeases(db: Queryable, owner: string): Promise<number> {
-  return (await db.query(RELEASE, [owner])).rowCount;
+  return (await db.query(sql.RELEASE, [owner])).rowCount;
 }
 
 export async function getJob(db: Queryable, workspaceId: string, id: string): Promise<Job> {
   const job = /^[0-9a-f-]{36}$/i.test(id)
-    ? (await db.query<Job>(GET_JOB, [workspaceId, id])).rows[0]
+    ? (await db.query<Job>(sql.GET_JOB, [workspaceId, id])).rows[0]
     : undefined;
   if (!job) throw new AppError("not_found", `no job ${id}`);
   return job;
@@ -244,13 +170,13 @@ export async function getJob(db: Queryable, workspaceId: string, id: string): Pr
 /** POST /jobs/{id}/retry: a dead job is queued again with a fresh attempt budget. */
 export async function retryJob(db: Queryable, workspaceId: string, id: string): Promise<Job> {
   const job = await getJob(db, workspaceId, id);
-  const { rows } = await db.query<Job>(RETRY, [workspaceId, job.id]);
+  const { rows } = await db.query<Job>(sql.RETRY, [workspaceId, job.id]);
   if (!rows[0]) {
     throw new AppError("job_not_retryable", `job ${id} is ${job.state}; only a dead job can be retried`, {
       state: job.state,
     });
   }
-  await db.query(NOTIFY);
+  await db.query(sql.NOTIFY, [JOBS_CHANNEL]);
   return rows[0];
 }
 
