@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "commander";
 import { type Config, ConfigError, loadConfig } from "../config/index.js";
-import { DataDirLockedError } from "../platform/db/index.js";
+import { DatabaseSetupError, DataDirLockedError } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { createLogger, type Logger } from "../platform/log.js";
 
@@ -25,6 +25,7 @@ export async function runCommand(run: () => Promise<unknown>): Promise<void> {
     const known =
       error instanceof ConfigError ||
       error instanceof DataDirLockedError ||
+      error instanceof DatabaseSetupError ||
       error instanceof AppError ||
       error instanceof CliError;
     process.stderr.write(

@@ -8,7 +8,7 @@
 // which deferred rows the index covers: src/records/vector-seal.ts), and scans the deferred rows
 // it does not cover exactly. Without pgvector the column is real[] and searches scan exactly.
 import type { EmbeddingSpace, SpaceIndexes } from "../catalog/index.js";
-import { type Db, type Queryable, sqlLiteral } from "../platform/db/index.js";
+import { DatabaseSetupError, type Db, type Queryable, sqlLiteral } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
 
 /** The widest vectors pgvector's HNSW indexes as `vector`, and as half-precision `halfvec`. */
@@ -193,25 +193,66 @@ async function storedColumnType(tx: Queryable): Promise<string | undefined> {
   return rows[0]?.type;
 }
 
+// What a layout change would convert or drop: the stored vectors, and the spaces' HNSW indexes.
+const STORED_SQL = `SELECT (SELECT count(*)::int FROM embeddings) AS rows,
+  (SELECT count(*)::int FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%') AS indexes`;
+
+/** A stored layout change: the column type now, and what it converted, dropped or built. */
+export interface LayoutChange {
+  column: "vector" | "real[]";
+  rows: number;
+  /** HNSW indexes dropped (to real[]) or built (to vector). */
+  indexes: number;
+}
+
+/** The one command that converts stored embeddings (docs/operations.md, Vector layouts). */
+function convertCommand(wanted: "vector" | "real[]"): string {
+  return `engram migrate --vector-layout ${wanted === "vector" ? "auto" : "exact"}`;
+}
+
+function mismatch(
+  wanted: "vector" | "real[]",
+  stored: { rows: number; indexes: number },
+): DatabaseSetupError {
+  const held = `${stored.rows} stored embeddings, ${stored.indexes} HNSW indexes`;
+  return new DatabaseSetupError(
+    wanted === "real[]"
+      ? `the stored embeddings are in the pgvector layout (${held}) but this process serves the exact layout (VECTOR_LAYOUT=exact): run \`${convertCommand(wanted)}\` to convert them (it drops the HNSW indexes), or start without VECTOR_LAYOUT=exact`
+      : `the stored embeddings are in the exact layout (real[], ${held}) but this server has pgvector: run \`${convertCommand(wanted)}\` to convert them and build their HNSW indexes, or set VECTOR_LAYOUT=exact to keep serving them exactly`,
+  );
+}
+
 /**
- * Makes the stored embeddings match the layout this process serves (after migrations). Migration
- * 0005 chose the column type by whether pgvector was installed then; a server that gained
- * pgvector later, or one forced to the exact layout (VECTOR_LAYOUT), converts its vectors here:
- * to `vector` with one HNSW index per stored (space, dimensions), or back to real[] without them.
- * Returns the conversion made, if any.
+ * Makes the stored embeddings match the layout this process serves (after migrations): `vector`
+ * with one HNSW index per stored (space, dimensions), or real[] without them. Migration 0005
+ * chose the column type by whether pgvector was installed then, so a server that gained pgvector
+ * later, or one switched with VECTOR_LAYOUT, holds the other type. A start (convert unset)
+ * changes the type only while nothing is stored (no embedding, no HNSW index) and otherwise
+ * refuses, naming `engram migrate --vector-layout`: a conversion holds the table for as long as
+ * it rewrites every vector, and dropping the indexes degrades search until they are rebuilt, so
+ * it is the operator's step, never a side effect of how a process was started.
+ * Returns the change made, if any.
  */
-export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" | undefined> {
+export async function alignEmbeddingLayout(
+  db: Db,
+  options: { convert?: boolean } = {},
+): Promise<LayoutChange | undefined> {
   const wanted = db.hasVector ? "vector" : "real[]";
   if ((await storedColumnType(db)) === wanted) return undefined;
   return db.transaction(async (tx) => {
     await tx.query(INDEX_LOCK_SQL);
     if ((await storedColumnType(tx)) === wanted) return undefined;
+    const { rows: counted } = await tx.query<{ rows: number; indexes: number }>(STORED_SQL);
+    const stored = counted[0] ?? { rows: 0, indexes: 0 };
+    if (!options.convert && (stored.rows > 0 || stored.indexes > 0)) throw mismatch(wanted, stored);
+    let indexes = stored.indexes;
     if (db.hasVector) {
       await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE vector USING embedding::vector");
       const { rows } = await tx.query<EmbeddingSpace>(
         "SELECT DISTINCT space, vector_dims(embedding) AS dimensions FROM embeddings",
       );
       await createIndexes(tx, rows);
+      indexes = rows.filter((space) => spaceIndex("embedding", space.dimensions)).length;
     } else {
       const { rows } = await tx.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%'",
@@ -222,6 +263,6 @@ export async function alignEmbeddingLayout(db: Db): Promise<"vector" | "real[]" 
       await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE real[] USING embedding::real[]");
     }
     forgetSpaceStates(db);
-    return wanted;
+    return { column: wanted, rows: stored.rows, indexes };
   });
 }

@@ -1,6 +1,12 @@
 export { markAccessed } from "./access.js";
 export { BACKFILL_JOB } from "./backfill.js";
-export { alignEmbeddingLayout, canDeferVectors, spaceReads, vectorLiteral } from "./embedding-index.js";
+export {
+  alignEmbeddingLayout,
+  canDeferVectors,
+  type LayoutChange,
+  spaceReads,
+  vectorLiteral,
+} from "./embedding-index.js";
 export { type EntityPage, type EntityQuery, listEntities } from "./entities.js";
 export { ENRICH_JOB, type Inserted, insertRecords, lastSeq, lockSeq, type NewRecord } from "./insert.js";
 export { type OwnRow, ownRecord } from "./own.js";

@@ -18,10 +18,12 @@ describe("engram serve (the quick start)", () => {
   let demoKey: string;
   let env: NodeJS.ProcessEnv;
   let logged = "";
+  let args: string[];
+  let firstStderr = "";
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "engram-serve-"));
-    const args = ["serve", "--port", "0"];
+    args = ["serve", "--port", "0"];
     if (onServer) {
       testDb = await createTestDb();
       env = cliEnv({ DATABASE_URL: testDb.url as string, LOG_LEVEL: "info" });
@@ -36,6 +38,7 @@ describe("engram serve (the quick start)", () => {
     const started = listening(child);
     exited = collect(child);
     const ready = await started;
+    firstStderr = ready.stderr;
     url = ready.url;
     demoKey = /egk_[A-Za-z0-9_-]{43}/.exec(ready.stderr)?.[0] ?? "";
   });
@@ -119,7 +122,23 @@ describe("engram serve (the quick start)", () => {
   });
 
   it("does not create the demo workspace again on the next start", async () => {
-    if (onServer) return;
+    // The same storage and arguments again (the server run asks for the demo with --demo).
+    const again = startCli(args, env);
+    const secondExit = collect(again);
+    try {
+      const second = await listening(again);
+      const created = /Created the "demo" workspace/;
+      expect(firstStderr).toMatch(created);
+      expect(second.stderr).not.toMatch(created);
+      expect(second.stderr).not.toMatch(/egk_/);
+      // The first start's key still opens the one demo workspace, with its package.
+      const res = await fetch(`${second.url}/catalog`, { headers: { authorization: `Bearer ${demoKey}` } });
+      expect(res.status).toBe(200);
+      expect((await res.json()).package).toBe("support@1.0.0");
+    } finally {
+      again.kill("SIGTERM");
+    }
+    expect((await secondExit).code).toBe(0);
     const listed = await runCli(["workspace", "list", "--json"], env);
     expect(JSON.parse(listed.stdout).map((w: { workspace: string }) => w.workspace)).toEqual(["demo"]);
   });

@@ -1,8 +1,10 @@
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app.js";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { createTestApp, testConfig } from "../support/app.js";
-import { createTestDb } from "../support/db.js";
+import { createTestDb, onServer } from "../support/db.js";
+import { testVectorLayout } from "../support/urls.js";
 
 describe("GET /health", () => {
   it("answers ok and db when the database answers", async () => {
@@ -43,9 +45,29 @@ describe("GET /health", () => {
     }
   });
 
-  it("answers 503 when the PostgreSQL server is unreachable", async () => {
-    // Port 1 on loopback refuses connections at once.
-    const db = await openPostgres({ connectionString: "postgres://nobody@127.0.0.1:1/none" });
+  // Opening needs the server (it checks what the server offers: src/platform/db/postgres.ts), so
+  // the database is reached through a port of the test's own, closed once it has opened.
+  it.runIf(onServer)("answers 503 when the PostgreSQL server is unreachable", async () => {
+    const testDb = await createTestDb();
+    const target = new URL(testDb.url as string);
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on("error", () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const via = new URL(target);
+    via.port = String((proxy.address() as AddressInfo).port);
+    const db = await openPostgres({ connectionString: via.toString(), vectorLayout: testVectorLayout() });
+    // Now it refuses connections at once, and the ones open are cut.
+    await new Promise((resolve) => {
+      proxy.close(resolve);
+      for (const socket of sockets) socket.destroy();
+    });
     const app = await buildApp({ config: testConfig(), db, version: "test" });
     try {
       const res = await app.inject({ url: "/health" });
@@ -61,6 +83,7 @@ describe("GET /health", () => {
     } finally {
       await app.close();
       await db.close();
+      await testDb.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 // The storage layout a server serves (CONVENTIONS.md, Storage): postgres/hnsw wherever the
 // server offers pgvector, postgres/exact only when VECTOR_LAYOUT=exact forces it (or pgvector
-// is missing); stored vectors are converted when a database changes layout between starts.
+// is missing); stored vectors are converted by `engram migrate --vector-layout` alone, and a
+// start in the other layout refuses the store and leaves it as it was.
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,7 +98,7 @@ describe.runIf(onServer)("server storage layout", () => {
     }
   });
 
-  it("stored vectors are converted when the database is reopened in the other layout, and stay searchable", async (ctx) => {
+  it("stored vectors are converted by the explicit step when the database is reopened in the other layout, and stay searchable", async (ctx) => {
     // Without pgvector on the server there is no other layout to convert to.
     if (!offers) ctx.skip();
     const url = t.testDb.url as string;
@@ -112,9 +113,13 @@ describe.runIf(onServer)("server storage layout", () => {
       const db = await openPostgres({ connectionString: url, vectorLayout: layout });
       const app = await buildApp({ config: testConfig(), db, version: "test" });
       try {
-        const prepared = await prepareDatabase(db);
         const [type, indexes, served] = expectations[layout];
-        expect(prepared.embeddings).toBe(type);
+        const stored = { type: await columnType(db), indexes: await hnswIndexCount(db) };
+        // A start in the other layout refuses the store, naming the step, and changes nothing.
+        await expect(prepareDatabase(db)).rejects.toThrow(`engram migrate --vector-layout ${layout}`);
+        expect({ type: await columnType(db), indexes: await hnswIndexCount(db) }).toEqual(stored);
+        const prepared = await prepareDatabase(db, { convertLayout: true });
+        expect(prepared.embeddings).toMatchObject({ column: type, rows: texts.length, indexes: 1 });
         expect(await columnType(db)).toBe(type);
         expect(await hnswIndexCount(db)).toBe(indexes);
         // Vectors stored before the conversion, and new ones enriched after it, are found.

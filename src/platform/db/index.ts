@@ -6,6 +6,7 @@ export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";
 export { openPostgres } from "./postgres.js";
 export { maintenanceWarnings } from "./server-maintenance.js";
+export { DatabaseSetupError } from "./setup-error.js";
 export { parseJsonTimestamptz } from "./timestamps.js";
 export {
   type ConnectionStats,

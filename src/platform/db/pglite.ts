@@ -1,5 +1,6 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { checkStandardStrings } from "./literal.js";
 import { type MaintenanceOptions, pgliteMaintenance } from "./pglite-maintenance.js";
 import { preparedStatements } from "./pglite-statements.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
@@ -43,8 +44,15 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
     parsers,
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
-  await pglite.exec("CREATE EXTENSION IF NOT EXISTS vector");
-  await pglite.exec(HNSW_SESSION_SQL);
+  try {
+    // Prepared statements inline their parameters as literals (pglite-statements.ts).
+    await checkStandardStrings(pglite);
+    await pglite.exec("CREATE EXTENSION IF NOT EXISTS vector");
+    await pglite.exec(HNSW_SESSION_SQL);
+  } catch (error) {
+    await pglite.close();
+    throw error;
+  }
   let answeredAt = 0;
   const answered = () => {
     answeredAt = performance.now();

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { sha256Hex } from "../hash.js";
 import { hasCitus } from "./citus.js";
+import { checkStandardStrings } from "./literal.js";
+import { DatabaseSetupError } from "./setup-error.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
 import { HNSW_SETTINGS, PREPARED_CAPACITY, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
@@ -92,8 +94,18 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   // An idle client losing its connection must not crash the process; the next query
   // gets a fresh connection or a clear error.
   pool.on("error", (error) => options.onIdleError?.(error));
-  const hasVector = options.vectorLayout === "exact" ? false : await enableVector(pool);
-  const distributed = await hasCitus(wrap(pool)).catch(() => false);
+  // What the database offers decides its layout, so a check that fails stops the open: a guess
+  // would serve (and a start convert to) the wrong layout (docs/operations.md, Vector layouts).
+  let hasVector: boolean;
+  let distributed: boolean;
+  try {
+    await checkStandardStrings(wrap(pool));
+    hasVector = options.vectorLayout === "exact" ? false : await enableVector(pool);
+    distributed = await hasCitus(wrap(pool));
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
 
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>, lockWorkspace?: string): Promise<T> {
     const client = await pool.connect();
@@ -175,21 +187,34 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   };
 }
 
+// Whether pgvector is installed in this database, and whether the server could install it (a
+// row in pg_available_extensions: its files are in the server's extension directory).
+const VECTOR_STATE = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
+  EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available`;
+
 /**
- * Installs pgvector when the server offers it. Without it Engram keeps vectors in real[]
- * columns searched by an exact scan (CONVENTIONS.md, Storage). A failure to connect here is
- * not fatal: the server may come up later, and health reports it meanwhile.
+ * Installs pgvector when the server offers it; false only when the server does not have it at
+ * all. Without it Engram keeps vectors in real[] columns searched by an exact scan
+ * (CONVENTIONS.md, Storage). Any failure to find out is thrown, and so is a refused
+ * CREATE EXTENSION (the user may not create it): the operator installs it or chooses the exact
+ * layout, since serving exact on a server that has pgvector would be a silent degradation.
  */
 async function enableVector(pool: pg.Pool): Promise<boolean> {
+  const state = async () =>
+    (await pool.query<{ installed: boolean; available: boolean }>(VECTOR_STATE)).rows[0];
+  const before = await state();
+  if (before?.installed) return true;
+  if (!before?.available) return false;
   try {
-    const { rows } = await pool.query(
-      "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed, EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available",
-    );
-    if (rows[0]?.installed) return true;
-    if (!rows[0]?.available) return false;
     await pool.query("CREATE EXTENSION IF NOT EXISTS vector");
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // Another process starting at once may have created it first (IF NOT EXISTS is not atomic).
+    if ((await state())?.installed) return true;
+    const { rows } = await pool.query<{ db: string }>("SELECT current_database() AS db");
+    throw new DatabaseSetupError(
+      `pgvector is available on this server but could not be created in database ${rows[0]?.db}: ${(error as Error).message}. Create it as a superuser (CREATE EXTENSION vector; in that database), or set VECTOR_LAYOUT=exact to serve exact vector scans without it (docs/operations.md, Vector layouts)`,
+      { cause: error },
+    );
   }
 }
