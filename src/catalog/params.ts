@@ -2,6 +2,7 @@
 // declarations, request-time validation of arguments, the generated JSON Schema and the sample
 // arguments a view's load check renders its template with.
 import { type FieldError, validationError } from "../platform/errors.js";
+import { PLAIN_INTEGER } from "../platform/schema.js";
 import type { Def } from "./def.js";
 import { VALUE_TYPES, type ValueType } from "./types.js";
 
@@ -377,7 +378,10 @@ export function queryArguments(
     let value = raw;
     if (decl?.type === "string_array") value = Array.isArray(raw) ? raw : [raw];
     else if (decl && typeof raw === "string") {
-      if ((decl.type === "number" || decl.type === "integer") && QUERY_NUMBER.test(raw)) value = Number(raw);
+      // An integer is plain decimal, as in every query string (src/platform/schema.ts).
+      const numeric =
+        decl.type === "integer" ? PLAIN_INTEGER : decl.type === "number" ? QUERY_NUMBER : undefined;
+      if (numeric?.test(raw)) value = Number(raw);
       else if (decl.type === "boolean" && (raw === "true" || raw === "false")) value = raw === "true";
     }
     // Defined, not assigned: `out.__proto__ = ...` would set the prototype, and an unknown

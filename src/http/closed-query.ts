@@ -1,4 +1,6 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
+import { AppError } from "../platform/errors.js";
+import { printable } from "../platform/input.js";
 import { isStaticPath } from "./auth.js";
 
 /**
@@ -39,5 +41,43 @@ export function closeQueryStrings(app: FastifyInstance): void {
       throw new Error(`${route.url}: a querystring schema must list its parameters under properties`);
     }
     route.schema.querystring = { ...declared, additionalProperties: false };
+  });
+}
+
+/** A query component as text (`+` is a space), or undefined when it is not valid percent-encoded UTF-8. */
+function decoded(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, " "));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The field path of the first parameter whose name or value does not decode. */
+function malformedParameter(query: string): string | undefined {
+  for (const pair of query.split("&")) {
+    const at = pair.indexOf("=");
+    const name = decoded(at === -1 ? pair : pair.slice(0, at));
+    if (name === undefined) return "querystring";
+    if (at !== -1 && decoded(pair.slice(at + 1)) === undefined) return `querystring.${printable(name)}`;
+  }
+  return undefined;
+}
+
+/**
+ * A query string must be validly percent-encoded UTF-8, as the path must be (the router answers
+ * 400 bad_request for a path that is not): Fastify's parser keeps a malformed escape (`%FF`, a
+ * lone `%`) as text, and a search would run on it. Refused with 400 bad_request naming the
+ * parameter, in preParsing: after authentication and the rate limit, before anything is read.
+ */
+export function refuseMalformedQueries(app: FastifyInstance): void {
+  app.addHook("preParsing", async (request) => {
+    const at = request.url.indexOf("?");
+    const path = at === -1 ? undefined : malformedParameter(request.url.slice(at + 1));
+    if (path !== undefined) {
+      throw new AppError("bad_request", "the query string is not validly percent-encoded UTF-8", {
+        errors: [{ path, message: "is not validly percent-encoded UTF-8" }],
+      });
+    }
   });
 }

@@ -8,7 +8,8 @@ import { AppError } from "../platform/errors.js";
 const CONSOLE_DIR = fileURLToPath(new URL("../../console/", import.meta.url));
 
 // No inline script or style anywhere in the console, so the policy can stay this strict.
-const SECURITY_HEADERS = {
+// Exported for the reference page at /docs, which shares the origin (src/http/openapi.ts).
+export const SECURITY_HEADERS = {
   "content-security-policy":
     "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",

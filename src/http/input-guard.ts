@@ -17,9 +17,12 @@ function located(problems: InputProblem[], part: string) {
 /**
  * The input rules of src/platform/input.ts, applied to every route before its own validation:
  * path parameters, the query string and the body. A refusal is 422 request_schema naming each
- * field, and nothing runs after it.
+ * field, and nothing runs after it. Bodies are JSON only (docs/api.md "Request rules"): Fastify's
+ * built-in text/plain parser is removed, so a text body is 415 unsupported_media_type like any
+ * other type, instead of a string that fails the body schema with 422.
  */
 export function registerInputGuard(app: FastifyInstance): void {
+  app.removeContentTypeParser("text/plain");
   app.addHook("preValidation", async (request) => {
     const errors = [
       ...located(inputProblems(request.params), "params"),

@@ -1,7 +1,6 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../platform/errors.js";
-import { isPublicPath } from "./auth.js";
 
 export interface RateLimitSettings {
   /** Requests per window per workspace key; 0 turns limiting off. */
@@ -10,19 +9,24 @@ export interface RateLimitSettings {
 }
 
 /**
- * Per-key rate limiting: counted after authentication (preHandler), so each workspace key has
- * its own budget and a refused key is never counted; the public routes are never limited.
- * A refusal is 429 rate_limited with Retry-After (seconds) and the RateLimit headers.
+ * Per-key rate limiting (docs/api.md "Authentication"): each key of a workspace has its own
+ * budget, counted by the key's id. The count runs in onRequest, after authentication (its
+ * onRequest hook is added at the root, so it runs before this route-level one) and before the
+ * body is read or anything is validated: a limited key gets 429 whatever it sends, and a large
+ * or broken body costs it nothing more. A request with no key is never counted: authentication
+ * has refused every one (401) except the public routes, and an address-based budget would be
+ * one shared budget behind a reverse proxy. A refusal is 429 rate_limited with Retry-After
+ * (seconds) and the RateLimit headers.
  */
 export async function registerRateLimit(app: FastifyInstance, settings: RateLimitSettings): Promise<void> {
   if (settings.max === 0) return;
   await app.register(rateLimit, {
     global: true,
-    hook: "preHandler",
+    hook: "onRequest",
     max: settings.max,
     timeWindow: settings.windowMs,
-    keyGenerator: (request) => (request.workspace ? `ws:${request.workspace.id}` : `ip:${request.ip}`),
-    allowList: (request) => isPublicPath(request.url),
+    keyGenerator: (request) => `key:${request.key?.id}`,
+    allowList: (request) => request.key === undefined,
     errorResponseBuilder: (_request, context) =>
       new AppError(
         "rate_limited",

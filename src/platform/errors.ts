@@ -54,7 +54,6 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,
-  not_implemented: 501,
   answer_citation: 502,
   answer_model: 502,
   answer_model_unavailable: 503,
@@ -62,7 +61,6 @@ export const ERROR_STATUS = {
   // Every pooled connection stayed busy for the checkout timeout: retry shortly.
   database_busy: 503,
   embeddings_unavailable: 503,
-  search_unavailable: 503,
   rerank_unavailable: 503,
 } as const;
 

@@ -59,14 +59,25 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-// Labels are for people reading `key list`: printable, one line.
-const NAME_FORMAT = /^[^\p{Cc}]{1,100}$/u;
+// Labels are for people reading `key list` in a terminal: printable, on one line, and shown as
+// written. Control characters (Cc), invisible format characters (Cf: the bidi controls U+200E,
+// U+200F, U+061C, U+202A-U+202E and U+2066-U+2069, zero-width characters), line and paragraph
+// separators and lone surrogates would let a name look like another or reorder the line it is
+// printed on.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+const NAME_RULE = "a key name is 1 to 100 printable characters on one line";
 
 function checkName(name: string): string {
   const trimmed = name.trim();
-  if (!NAME_FORMAT.test(trimmed)) {
-    throw new AppError("request_schema", "a key name is 1 to 100 printable characters on one line");
+  const hidden = HIDDEN.exec(trimmed)?.[0];
+  if (hidden !== undefined) {
+    const code = (hidden.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+    throw new AppError(
+      "request_schema",
+      `${NAME_RULE}: U+${code} is a control or invisible formatting character (bidi controls included)`,
+    );
   }
+  if (trimmed.length === 0 || [...trimmed].length > 100) throw new AppError("request_schema", NAME_RULE);
   return trimmed;
 }
 
