@@ -3,8 +3,8 @@
 // projection, access marks and artifact snapshots go with them), holds off derivation work,
 // restores keyed predecessors and clears every other trace (traces.ts): pending and finished jobs,
 // run audits, derivation state and cursors of entities left with no record, artifact uses. Then it
-// writes a content-free _system audit. The external-index deletion job is queued after the commit.
-// Irreversible.
+// writes a content-free _system audit. The external-index deletion job is queued after the commit;
+// it also refreshes the planner statistics (statistics.ts). Irreversible.
 import { forgetErased } from "../artifacts/index.js";
 import { holdOffDerivations } from "../derivations/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";

@@ -215,3 +215,18 @@ export const FORGET_DERIVATION_JOBS = `
 export const CLEAR_INDEX_PAYLOAD = `
   UPDATE jobs SET payload = jsonb_build_object('records', jsonb_array_length(payload->'record_ids'))
   WHERE workspace_id = $1 AND id = $2 AND jsonb_typeof(payload->'record_ids') = 'array'`;
+
+/**
+ * The tables an erasure deletes from or rewrites whose planner statistics sample what it erased:
+ * entity names, texts, lexemes (records' search vectors, text_stats, the text cells' index),
+ * content values (sorted fields' expression indexes) and job payloads. A table's ANALYZE also
+ * samples its expression indexes anew (only without a column list). Not embeddings (vectors hold
+ * no words, and an ANALYZE there waits for a seal's index build: src/records/vector-seal.ts) nor
+ * record_access or artifact_uses (ids, names of definitions and times). Run outside a
+ * transaction: each table is analyzed in a transaction of its own, holding its lock briefly.
+ */
+export const ANALYZE_ERASED =
+  "ANALYZE records, heads, text_stats, runs, derivation_state, cursors, jobs, artifact_snapshots";
+
+/** The time a statistics refresh begins, on the clock jobs' created_at is written by. */
+export const STATISTICS_CLOCK = "SELECT clock_timestamp() AS at";

@@ -2,6 +2,7 @@
 // per row (`kind` and the row's columns, kinds in dependency order), then an end line with the
 // count of each kind, so that a file cut short is known and refused.
 import { AppError } from "../platform/errors.js";
+import { inputProblems, MAX_INPUT_DEPTH, printable } from "../platform/input.js";
 import { KIND_ORDER } from "./kinds.js";
 
 export const FORMAT = "engram.export/v1";
@@ -32,7 +33,14 @@ export interface Header {
 
 export type Counts = Record<string, number>;
 
-function refuse(line: number, detail: string): never {
+/**
+ * The longest row line read: a row holds no more than one POST /records body may (16 MiB,
+ * docs/api.md "Limits"); checked before parsing. Not the header's: it carries the files of every
+ * catalog install, each as large as a body.
+ */
+export const MAX_LINE_CHARS = 16 * 1024 * 1024;
+
+export function refuse(line: number, detail: string): never {
   throw new AppError("import_invalid", `line ${line}: ${detail}; nothing was imported`);
 }
 
@@ -40,8 +48,35 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** One line as a JSON object, or a refusal naming the line. */
+/**
+ * Whether JSON text nests objects and arrays deeper than max, counted over its characters
+ * outside strings: a line is refused before JSON.parse and the checks after it ever walk it.
+ */
+function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * One line as a JSON object under the input rules of every request body (src/platform/input.ts:
+ * bounded length and nesting, storable text, finite numbers), or a refusal naming the line.
+ */
 export function parseLine(text: string, line: number): Record<string, unknown> {
+  if (line > 1 && text.length > MAX_LINE_CHARS)
+    refuse(line, `the line is longer than ${MAX_LINE_CHARS} characters (a request body's limit)`);
+  if (nestsDeeper(text, MAX_INPUT_DEPTH))
+    refuse(line, `the line nests deeper than ${MAX_INPUT_DEPTH} levels of objects and arrays`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -49,6 +84,11 @@ export function parseLine(text: string, line: number): Record<string, unknown> {
     refuse(line, "not a JSON object (a malformed line)");
   }
   if (!isObject(value)) refuse(line, "not a JSON object (a malformed line)");
+  const [problem] = inputProblems(value);
+  if (problem) {
+    const path = problem.path.map((segment) => printable(String(segment))).join(".");
+    refuse(line, `${path || "the line"} ${problem.message}`);
+  }
   return value;
 }
 

@@ -148,7 +148,19 @@ describe("engram export and engram import", () => {
           all[recordAt]?.replace(/"id":"[0-9a-f-]+"/, '"id":"not-a-uuid"'),
           ...all.slice(recordAt + 1),
         ].join("\n"),
-        message: /lines \d+-\d+ \(record\): .*uuid/,
+        message: new RegExp(`line ${recordAt + 1}: the record line's id must be a uuid`),
+      },
+      // Valid line by line, refused by the database: two records of one id.
+      "duplicate-id": {
+        content: [
+          ...all.slice(0, recordAt + 1),
+          all[recordAt + 1]?.replace(
+            /"id":"[0-9a-f-]+"/,
+            all[recordAt]?.match(/"id":"[0-9a-f-]+"/)?.[0] ?? "",
+          ),
+          ...all.slice(recordAt + 2),
+        ].join("\n"),
+        message: /lines \d+-\d+ \(record\): .*duplicate key/,
       },
     };
     const before = await holdings(["copy"]);
