@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { confirmCatalog, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
-import { AppError } from "../platform/errors.js";
+import { AppError, validationError } from "../platform/errors.js";
 import type { Workspace } from "../workspaces/index.js";
 import { insertRecords, lockSeq, type NewRecord } from "./insert.js";
 import * as sql from "./sql.js";
@@ -54,6 +54,19 @@ async function resolveDuplicates(tx: Queryable, workspaceId: string, rows: NewRe
 }
 
 /**
+ * A btree entry holds at most about 2.7 kB, so a string past that at a path a field index covers
+ * (src/search/field-indexes.ts) cannot be indexed: PostgreSQL refuses the row with SQLSTATE 54000.
+ * That is the writer's input, not a server failure; the transaction wrote nothing.
+ */
+function tooLargeToIndex(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === "54000" &&
+    /index row/i.test(error.message)
+  );
+}
+
+/**
  * Writes rows in one transaction under the workspace's seq lock: dedupe against earlier commits,
  * then insert. `build` makes the rows from the catalog in force; it runs again if a publish
  * changed the catalog since `seen`. Client writes and the rows Engram writes itself (snapshots,
@@ -67,28 +80,41 @@ export async function writeRows(
   after?: (tx: Queryable, result: WriteResult) => Promise<void>,
 ): Promise<WriteResult> {
   let rows = build(seen);
-  const result = await db.transaction(async (tx) => {
-    // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
-    // every earlier commit, seq order is commit order, and the contract cannot change under us.
-    const lastSeq = await lockSeq(tx, workspaceId);
-    const catalog = await confirmCatalog(tx, workspaceId, seen);
-    if (catalog !== seen) rows = build(catalog);
-    const planned = await resolveDuplicates(tx, workspaceId, rows);
-    const fresh = planned.filter((p) => p.duplicateOf === undefined);
-    const inserted = await insertRecords(tx, {
-      workspaceId,
-      catalog,
-      lastSeq,
-      rows: fresh.map(({ row, id }) => ({ ...row, id })),
+  const result = await db
+    .transaction(async (tx) => {
+      // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
+      // every earlier commit, seq order is commit order, and the contract cannot change under us.
+      const lastSeq = await lockSeq(tx, workspaceId);
+      const catalog = await confirmCatalog(tx, workspaceId, seen);
+      if (catalog !== seen) rows = build(catalog);
+      const planned = await resolveDuplicates(tx, workspaceId, rows);
+      const fresh = planned.filter((p) => p.duplicateOf === undefined);
+      const inserted = await insertRecords(tx, {
+        workspaceId,
+        catalog,
+        lastSeq,
+        rows: fresh.map(({ row, id }) => ({ ...row, id })),
+      });
+      const written = {
+        inserted: inserted.rows.map(({ index, id, ready }) => ({ index, id, ready })),
+        duplicates: planned.flatMap((p) =>
+          p.duplicateOf ? [{ index: p.row.index, id: p.duplicateOf }] : [],
+        ),
+        job_id: inserted.enrichJobId,
+      };
+      await after?.(tx, written);
+      return written;
+    })
+    .catch((error: unknown) => {
+      if (!tooLargeToIndex(error)) throw error;
+      throw validationError("a content value is too long to be indexed; nothing was written", [
+        {
+          path: "records",
+          message:
+            "a string at a path a collection field filters or sorts on holds more than about 2,700 bytes",
+        },
+      ]);
     });
-    const written = {
-      inserted: inserted.rows.map(({ index, id, ready }) => ({ index, id, ready })),
-      duplicates: planned.flatMap((p) => (p.duplicateOf ? [{ index: p.row.index, id: p.duplicateOf }] : [])),
-      job_id: inserted.enrichJobId,
-    };
-    await after?.(tx, written);
-    return written;
-  });
   db.noteWrites(result.inserted.length);
   return result;
 }

@@ -30,3 +30,37 @@ export function fieldValueSql(alias: string, field: Pick<FieldDecl, "path" | "ty
 export function collectionVersionSql(alias: string, name: string, version: number): string {
   return `${alias}collection = ${sqlLiteral(name)} AND ${alias}collection_version = ${Math.trunc(version)}`;
 }
+
+// The statements that keep the field indexes in step with the active catalogs (field-indexes.ts).
+
+/** A field index's name: the prefix and 24 hex digits of its declaration's hash. */
+export const FIELD_INDEX_PREFIX = "records_field_";
+
+/**
+ * The catalogs active in some workspace, by hash: the indexes follow from a catalog's normalized
+ * definitions, which its hash covers, so each is loaded once per process however many workspaces
+ * install it. It reads across workspaces (every shard on Citus): the reconcile's cheap check.
+ */
+export const ACTIVE_CATALOG_HASHES =
+  "SELECT DISTINCT catalog_hash AS hash FROM catalog_installs WHERE active ORDER BY 1";
+
+/** One install's files of an active catalog not loaded yet. */
+export const CATALOG_FILES =
+  "SELECT package, files FROM catalog_installs WHERE active AND catalog_hash = $1 LIMIT 1";
+
+/**
+ * The field indexes records has, valid or not. An index stays invalid while CREATE INDEX
+ * CONCURRENTLY builds it and after a build failed; the planner uses none that is invalid.
+ */
+export const FIELD_INDEXES = `
+  SELECT c.relname AS name, i.indisvalid AS valid
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  WHERE i.indrelid = 'records'::regclass AND c.relname ~ '^${FIELD_INDEX_PREFIX}[0-9a-f]{24}$'`;
+
+// One reconcile at a time across processes: two would build the same index twice, and an
+// invalid index then could be another's build in progress rather than a failed one. A session
+// lock, tried rather than waited for: a session waiting for it would hold a snapshot that the
+// holder's CREATE INDEX CONCURRENTLY waits for in turn.
+const SYNC_LOCK = "hashtextextended('engram.field-indexes', 0)";
+export const TRY_SYNC_LOCK = `SELECT pg_try_advisory_lock(${SYNC_LOCK}) AS held`;
+export const SYNC_UNLOCK = `SELECT pg_advisory_unlock(${SYNC_LOCK})`;
