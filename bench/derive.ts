@@ -57,7 +57,7 @@ try {
 
   // 1. One run's own work: the handler's time minus the time inside the model call.
   let modelMs = 0;
-  const base = modelsResolver(SCRIPT);
+  const base = modelsResolver({ endpoints: [], fakeScript: SCRIPT });
   const timed = (catalog: Parameters<typeof base>[0]): Models => {
     const models = base(catalog);
     return {

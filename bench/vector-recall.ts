@@ -38,7 +38,7 @@ export async function measureVectorRecall(
   options: RecallOptions,
 ): Promise<Partial<Record<ModeName, VectorRecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
-  const models = modelsResolver({});
+  const models = modelsResolver({ endpoints: [], fakeScript: {} });
   const declarations = new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
   const out: Partial<Record<ModeName, VectorRecallFigure>> = {};
   for (const mode of VECTOR_RECALL_MODES.filter((m) => options.modes.includes(m))) {

@@ -5,7 +5,13 @@ import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { DERIVE_JOB, deriveHandler, fireReadyTriggers, runCronTriggers } from "./derivations/index.js";
 import { INDEX_DELETE_JOB, indexDeleteHandler } from "./erasure/index.js";
-import { type CreateModelsOptions, createModels, loadFakeScript, type Models } from "./models/index.js";
+import {
+  type CreateModelsOptions,
+  createModels,
+  endpointRefusal,
+  loadFakeScript,
+  type Models,
+} from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
 import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
 import { storedContracts } from "./records/contracts.js";
@@ -15,7 +21,7 @@ import { ENRICH_JOB, onRecordsReady } from "./records/index.js";
 import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
 import { sealDeferredVectors } from "./records/vector-seal.js";
 import { runRetention } from "./retention/index.js";
-import { fieldIndexes } from "./search/field-indexes.js";
+import { fieldIndexes, reconcileFieldIndexes } from "./search/field-indexes.js";
 import type { JobHandler, PeriodicTask } from "./worker/runner.js";
 
 // Records turning ready fire the derivations' write and accumulator triggers (the records module
@@ -23,26 +29,31 @@ import type { JobHandler, PeriodicTask } from "./worker/runner.js";
 // this file, so the hook is in place before any write.
 onRecordsReady(fireReadyTriggers);
 
-export function catalogDeps(db: Db, config: Pick<Config, "additiveVerifyMaxRows">): CatalogDeps {
+export function catalogDeps(
+  db: Db,
+  config: Pick<Config, "additiveVerifyMaxRows" | "modelEndpoints" | "maxIndexedFields">,
+): CatalogDeps {
   return {
     db,
     stored: storedContracts,
     spaces: spaceIndexes(db),
-    fields: fieldIndexes(),
+    fields: fieldIndexes(db, { maxIndexedFields: config.maxIndexedFields }),
     verifyMaxRows: config.additiveVerifyMaxRows,
+    providers: (provider) => endpointRefusal(provider, config.modelEndpoints),
   };
 }
 
 /** Models per installed catalog, built once per install; onCall is told of every call (metrics). */
-export function modelsResolver(
-  fakeScript: Record<string, unknown>,
-  onCall?: CreateModelsOptions["onCall"],
-): (catalog: InstalledCatalog) => Models {
+export function modelsResolver(options: {
+  endpoints: CreateModelsOptions["endpoints"];
+  fakeScript: Record<string, unknown>;
+  onCall?: CreateModelsOptions["onCall"];
+}): (catalog: InstalledCatalog) => Models {
   const cache = new WeakMap<InstalledCatalog, Models>();
   return (catalog) => {
     let models = cache.get(catalog);
     if (!models) {
-      models = createModels(catalog.index.models.def, { env: process.env, fakeScript, onCall });
+      models = createModels(catalog.index.models.def, { ...options, env: process.env });
       cache.set(catalog, models);
     }
     return models;
@@ -56,7 +67,7 @@ export async function workerHandlers(
 ): Promise<Record<string, JobHandler>> {
   const script = await loadFakeScript(config.fakeModelScript);
   const enrich = {
-    models: modelsResolver(script, onModelCall),
+    models: modelsResolver({ endpoints: config.modelEndpoints, fakeScript: script, onCall: onModelCall }),
     llmBatch: config.enrichLlmBatch,
     embedBatch: config.enrichEmbedBatch,
   };
@@ -74,6 +85,9 @@ const CRON_CHECK_MS = 15_000;
 
 /** How often expired artifact uses are purged: expiry is counted in days. */
 const USE_PURGE_MS = 60_000;
+
+/** How often field indexes are compared with the active catalogs (src/search/field-indexes.ts). */
+const FIELD_INDEX_CHECK_MS = 10_000;
 
 /** How often deferred vectors are looked for (a tail is searched exactly until sealed). */
 const VECTOR_SEAL_MS = 1_000;
@@ -116,6 +130,13 @@ export function periodicTasks(
       name: "retention",
       everyMs: CRON_CHECK_MS,
       run: async (ctx) => void (await runRetention(ctx.db, { maxRecords: config.eraseMaxRecords })),
+    },
+    {
+      // Builds what a publish's sync could not (an import, another process syncing, a failed
+      // build) and drops what no active catalog needs (a deleted workspace).
+      name: "field indexes",
+      everyMs: FIELD_INDEX_CHECK_MS,
+      run: async (ctx) => void (await reconcileFieldIndexes(ctx.db)),
     },
   ];
 }

@@ -19,6 +19,7 @@ export {
   type CatalogSummary,
   catalogDefinitions,
   catalogPruneReport,
+  checkProviders,
   confirmCatalog,
   describeCatalog,
   dryRunPublish,

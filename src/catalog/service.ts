@@ -11,7 +11,7 @@ import { type LoadedCatalog, loadCatalog } from "./load.js";
 import { pruneReport } from "./prune.js";
 import { takeInstall } from "./request-install.js";
 import * as sql from "./sql.js";
-import type { CollectionDef, PackageManifest } from "./types.js";
+import type { PackageManifest, ProviderDef } from "./types.js";
 
 export interface PublishRequest {
   package: string;
@@ -40,8 +40,18 @@ export interface SpaceIndexes {
 
 /** The search side of declared fields: indexes for the sorts and filters a catalog declares. */
 export interface FieldIndexes {
-  prepare(tx: Queryable, collections: CollectionDef[]): Promise<void>;
+  /** Refuses a catalog declaring more indexed fields than MAX_INDEXED_FIELDS allows. */
+  check(catalog: LoadedCatalog): void;
+  /**
+   * After an install committed, never in its transaction (that would stop every workspace's
+   * writes): builds the indexes active catalogs need and drops the rest (src/search/field-indexes.ts).
+   * `installed` is the catalog just installed, already loaded.
+   */
+  sync(installed?: LoadedCatalog): Promise<void>;
 }
+
+/** The deployment's model endpoint policy: why a provider may not be used, or null. */
+export type ProviderPolicy = (provider: ProviderDef) => { field: string; reason: string } | null;
 
 /** What catalog operations need beyond the database: the stored records' side. */
 export interface CatalogDeps {
@@ -51,6 +61,8 @@ export interface CatalogDeps {
   fields: FieldIndexes;
   /** ADDITIVE_VERIFY_MAX_ROWS */
   verifyMaxRows: number;
+  /** MODEL_ENDPOINTS, checked at publish and dry run (docs/operations.md, "Model endpoints"). */
+  providers: ProviderPolicy;
 }
 
 /** The installed catalog of a workspace, with the install it was loaded from. */
@@ -85,15 +97,26 @@ async function checkTextConfigs(db: Queryable, loaded: LoadedCatalog): Promise<v
   }
 }
 
-async function validateUpload(db: Db, request: PublishRequest): Promise<LoadedCatalog> {
+/** Every provider but a fake one must be one the operator allows, with the key paired to it. */
+export function checkProviders(loaded: LoadedCatalog, policy: ProviderPolicy): void {
+  const { def, src } = loaded.index.models;
+  for (const [name, provider] of Object.entries(def.providers)) {
+    const refusal = policy(provider);
+    if (refusal) src.at("providers").at(name).at(refusal.field).fail(refusal.reason);
+  }
+}
+
+async function validateUpload(deps: CatalogDeps, request: PublishRequest): Promise<LoadedCatalog> {
   const loaded = loadCatalog(request.files, request.package);
-  await checkTextConfigs(db, loaded);
+  checkProviders(loaded, deps.providers);
+  deps.fields.check(loaded);
+  await checkTextConfigs(deps.db, loaded);
   return loaded;
 }
 
 /** POST /catalog?dry_run=true: the compatibility report only; nothing is installed. */
 export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, request: PublishRequest) {
-  const loaded = await validateUpload(deps.db, request);
+  const loaded = await validateUpload(deps, request);
   return deps.db.transaction(async (tx) => {
     const current = await activeCatalog(tx, workspace.id);
     const { report } = await assessCompatibility(
@@ -126,7 +149,7 @@ export async function publishCatalog(
   workspace: Workspace,
   request: PublishRequest,
 ): Promise<PublishResult> {
-  const loaded = await validateUpload(deps.db, request);
+  const loaded = await validateUpload(deps, request);
   const rewritten = await deps.db.withWorkspaceLock(workspace.id, async (tx) => {
     await deps.stored.lockWrites(tx, workspace.id);
     const current = await activeCatalog(tx, workspace.id);
@@ -149,10 +172,6 @@ export async function publishCatalog(
     }
     await checkSpaceCutover(tx, workspace.id, deps.stored, loaded, current);
     await deps.spaces.prepare(tx, embeddingSpaces(loaded));
-    await deps.fields.prepare(
-      tx,
-      [...loaded.index.collections.values()].map((entry) => entry.def),
-    );
     let moved = 0;
     for (const move of moves)
       moved += await deps.stored.moveForward(tx, workspace.id, move.group, move.toHash);
@@ -168,6 +187,7 @@ export async function publishCatalog(
     }
     return moved;
   });
+  await deps.fields.sync(loaded);
   return {
     workspace: workspace.name,
     package: loaded.package,

@@ -44,6 +44,18 @@ export interface Config {
   rateLimitWindowMs: number;
   /** The bearer token of GET /metrics; unset, there is no /metrics. */
   metricsToken: string | undefined;
+  /** Most fields one workspace's catalog may declare indexed (filter or sort; docs/catalog.md). */
+  maxIndexedFields: number;
+  /** MODEL_ENDPOINTS: where a catalog's model providers may send requests, and with which secret. */
+  modelEndpoints: ModelEndpoint[];
+}
+
+/** A URL a catalog's providers may use, and the one variable whose value may be sent there. */
+export interface ModelEndpoint {
+  /** Without a trailing "/". */
+  url: string;
+  /** The api_key_env a provider of this URL must name, or null for a server without keys. */
+  variable: string | null;
 }
 
 /** The bundled script that lets the example package's derivation run offline (examples/). */
@@ -187,6 +199,38 @@ function metricsToken(env: Env): string | undefined {
   return value;
 }
 
+/** One trailing "/" dropped, so that `…/v1` and `…/v1/` name one endpoint. */
+export function endpointUrl(url: string): string {
+  return url.endsWith("/") ? url.slice(0, -1) : url;
+}
+
+/**
+ * MODEL_ENDPOINTS: a comma-separated list of `URL` or `URL=VARIABLE` (docs/operations.md,
+ * "Model endpoints"). Each URL appears once, so it pairs with exactly one variable.
+ */
+export function parseModelEndpoints(value: string | undefined): ModelEndpoint[] {
+  const name = "MODEL_ENDPOINTS";
+  const endpoints: ModelEndpoint[] = [];
+  for (const entry of (value ?? "").split(",")) {
+    const text = entry.trim();
+    if (!text) continue;
+    const at = text.lastIndexOf("=");
+    // A "=" inside the URL's query is not a pairing: the variable part is a plain name.
+    const paired = at > 0 && /^[A-Z_][A-Z0-9_]*$/.test(text.slice(at + 1).trim());
+    const urlText = (paired ? text.slice(0, at) : text).trim();
+    const variable = paired ? text.slice(at + 1).trim() : null;
+    if (!URL.canParse(urlText) || !/^https?:$/.test(new URL(urlText).protocol)) {
+      throw new ConfigError(name, `"${urlText}" is not an http(s) URL (entries are URL or URL=VARIABLE)`);
+    }
+    const url = endpointUrl(urlText);
+    if (endpoints.some((endpoint) => endpoint.url === url)) {
+      throw new ConfigError(name, `${url} is listed twice (a URL pairs with one variable)`);
+    }
+    endpoints.push({ url, variable });
+  }
+  return endpoints;
+}
+
 function memorySetting(env: Env, name: string, fallback: string): string {
   const value = raw(env, name) ?? fallback;
   if (!/^[1-9]\d{0,6}(kB|MB|GB)$/.test(value)) {
@@ -226,6 +270,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitMax: int(env, "RATE_LIMIT_MAX", 12_000, 0),
     rateLimitWindowMs: int(env, "RATE_LIMIT_WINDOW_MS", 60_000, 1),
     metricsToken: metricsToken(env),
+    maxIndexedFields: int(env, "MAX_INDEXED_FIELDS", 32, 0, 1000),
+    modelEndpoints: parseModelEndpoints(env.MODEL_ENDPOINTS),
     vectorBulkMinRows: int(env, "VECTOR_BULK_MIN_ROWS", 5000, 1),
     vectorBuildMemory: memorySetting(env, "VECTOR_BUILD_MEMORY", "1GB"),
     vectorLayout: vectorLayout(env, url),

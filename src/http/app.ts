@@ -5,9 +5,9 @@ import { createMetrics, type Metrics } from "../metrics/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { loggerOptions } from "../platform/log.js";
-import { ajv, queryAjv } from "../platform/schema.js";
+import { ajv, compileQuerySchema } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
-import { closeQueryStrings } from "./closed-query.js";
+import { closeQueryStrings, refuseMalformedQueries } from "./closed-query.js";
 import { consoleRoutes } from "./console.js";
 import { engramFastify } from "./fastify.js";
 import { registerInputGuard } from "./input-guard.js";
@@ -89,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
   });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === "querystring" || httpPart === "params" ? queryAjv : ajv).compile(schema),
+    httpPart === "querystring" || httpPart === "params" ? compileQuerySchema(schema) : ajv.compile(schema),
   );
   app.addSchema(problemSchema);
   documentResponses(app);
@@ -119,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOrigins(app, deps.config.corsOrigins);
   registerAuth(app, deps.db);
   await registerRateLimit(app, { max: deps.config.rateLimitMax, windowMs: deps.config.rateLimitWindowMs });
+  refuseMalformedQueries(app);
   registerInputGuard(app);
   await registerOpenApi(app, deps.version);
   healthRoutes(app, deps.db);
@@ -138,7 +139,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Search, views and everything that runs them (artifact view blocks) read with these.
   const searchDeps = {
     db: deps.db,
-    models: modelsResolver({}, metrics?.modelCall),
+    models: modelsResolver({
+      endpoints: deps.config.modelEndpoints,
+      fakeScript: {},
+      onCall: metrics?.modelCall,
+    }),
     onSearch: metrics?.searchDone,
     renderBudgetTokens: deps.config.renderBudgetTokens,
     maxResponseBytes: deps.config.maxResponseBytes,

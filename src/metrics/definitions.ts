@@ -1,6 +1,7 @@
 // Every metric Engram exports (docs/operations.md, "Metrics"): names, labels, buckets. No label
 // carries a workspace, an entity or record text: routes are patterns, the rest fixed vocabularies
-// (job kinds and states, search modes) and the catalog's model aliases.
+// (job kinds and states, search modes) and model endpoints (a MODEL_ENDPOINTS URL, fake or other:
+// never a name a workspace's catalog chose, which would make the label set unbounded).
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 // Reads take a few milliseconds (DESIGN.md targets 5-30 ms): buckets from 1 ms to 10 s.
@@ -63,20 +64,20 @@ export function defineMetrics(registry: Registry) {
     }),
     modelCalls: new Counter({
       name: "engram_model_calls_total",
-      help: "Calls through the model layer, by model alias and operation (embed, score, json, rerank)",
-      labelNames: ["alias", "operation"] as const,
+      help: "Calls through the model layer, by endpoint (a MODEL_ENDPOINTS URL, fake or other) and operation (embed, score, json, rerank)",
+      labelNames: ["endpoint", "operation"] as const,
       registers,
     }),
     modelFailures: new Counter({
       name: "engram_model_failures_total",
-      help: "Model calls that failed (every target of the alias, or an unusable reply), by alias and operation",
-      labelNames: ["alias", "operation"] as const,
+      help: "Model calls that failed (every target of the alias, or an unusable reply), by endpoint and operation",
+      labelNames: ["endpoint", "operation"] as const,
       registers,
     }),
     modelTokens: new Counter({
       name: "engram_model_tokens_total",
-      help: "Tokens of JSON tasks (derivations, answers), by alias and type (prompt, completion); estimated where the provider reports none",
-      labelNames: ["alias", "type"] as const,
+      help: "Tokens of JSON tasks (derivations, answers), by endpoint and type (prompt, completion); estimated where the provider reports none",
+      labelNames: ["endpoint", "type"] as const,
       registers,
     }),
     poolOpen: new Gauge({

@@ -54,12 +54,12 @@ export function createMetrics(db: Db): Metrics {
       m.jobDuration.observe({ kind, outcome }, seconds);
       if (outcome === "dead") m.jobsDead.inc({ kind });
     },
-    modelCall({ alias, operation, ok, usage }) {
-      m.modelCalls.inc({ alias, operation });
-      if (!ok) m.modelFailures.inc({ alias, operation });
+    modelCall({ endpoint, operation, ok, usage }) {
+      m.modelCalls.inc({ endpoint, operation });
+      if (!ok) m.modelFailures.inc({ endpoint, operation });
       if (usage) {
-        m.modelTokens.inc({ alias, type: "prompt" }, usage.prompt_tokens);
-        m.modelTokens.inc({ alias, type: "completion" }, usage.completion_tokens);
+        m.modelTokens.inc({ endpoint, type: "prompt" }, usage.prompt_tokens);
+        m.modelTokens.inc({ endpoint, type: "completion" }, usage.completion_tokens);
       }
     },
   };

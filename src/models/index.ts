@@ -1,5 +1,6 @@
 // The model layer's only import surface: embeddings, scores and JSON tasks over the providers
 // of conf/models.yaml (`openai` for any OpenAI-compatible endpoint, `fake` for offline runs).
+export { type EndpointRefusal, endpointRefusal } from "./endpoints.js";
 export {
   ModelError,
   type ModelErrorContext,

@@ -2,21 +2,26 @@
 // per call of the Models interface, after the router tried the alias's targets.
 import type { ModelCall, Models, Usage } from "./types.js";
 
-export function observedModels(models: Models, onCall: (call: ModelCall) => void): Models {
+export function observedModels(
+  models: Models,
+  endpointOf: (alias: string) => string,
+  onCall: (call: ModelCall) => void,
+): Models {
   async function report<T>(
     alias: string,
     operation: ModelCall["operation"],
     call: () => Promise<T>,
     usage?: (result: T) => Usage,
   ): Promise<T> {
+    const endpoint = endpointOf(alias);
     let result: T;
     try {
       result = await call();
     } catch (error) {
-      onCall({ alias, operation, ok: false });
+      onCall({ endpoint, operation, ok: false });
       throw error;
     }
-    onCall({ alias, operation, ok: true, ...(usage ? { usage: usage(result) } : {}) });
+    onCall({ endpoint, operation, ok: true, ...(usage ? { usage: usage(result) } : {}) });
     return result;
   }
   return {

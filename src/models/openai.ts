@@ -8,12 +8,11 @@
 import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { ProviderDef } from "../catalog/types.js";
+import { OPENAI_DEFAULT_BASE_URL } from "./endpoints.js";
 import { ModelOutputError, ModelTransportError } from "./errors.js";
 import { estimateTokens, firstJsonObject, inputText, parseScoreReply } from "./parse.js";
 import type { Adapter, Call, JsonInput, JsonResult, RerankInput, ScoreInput } from "./types.js";
 
-/** The package's own default endpoint, named here so that OPENAI_BASE_URL is never read implicitly. */
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 /** A placeholder key for local servers (Ollama, llama.cpp) that need none but an SDK that wants one. */
 const UNUSED_KEY = "unused";
 
@@ -27,6 +26,23 @@ type ChatBody = ChatCompletionCreateParamsNonStreaming;
 
 const RERANK_PROMPT =
   "You judge search results. For each numbered document, give its relevance to the query as a number from 0 (unrelated) to 1 (answers it exactly). Reply with scores in the documents' order, one per document.";
+
+/** How much of a provider's error message reaches a client (docs/operations.md, "Model endpoints"). */
+const PROVIDER_MESSAGE_CHARS = 200;
+
+/**
+ * A provider's HTTP error as its status and the start of its JSON `error.message`, never the raw
+ * body: an endpoint's reply may hold anything (an internal service's page, a stack trace).
+ */
+function providerFailure(error: APIError): string {
+  if (error.status === undefined) return "could not reach the provider";
+  const message = (error.error as { message?: unknown } | undefined)?.message;
+  const said =
+    typeof message === "string" && message.trim() !== ""
+      ? `: ${message.slice(0, PROVIDER_MESSAGE_CHARS)}`
+      : "";
+  return `the provider answered ${error.status}${said}`;
+}
 
 /** A json_schema response_format name: ^[a-zA-Z0-9_-]{1,64}$. */
 function schemaName(task: string): string {
@@ -49,9 +65,10 @@ export class OpenAIAdapter implements Adapter {
     if (keyEnv !== null) {
       const value = this.options.env[keyEnv];
       if (!value) {
+        // Without the variable's name: a client must not learn which variables the server has.
         throw new ModelTransportError(
           call.context,
-          `provider ${this.providerName}: environment variable ${keyEnv} (api_key_env) is not set`,
+          `provider ${this.providerName}: the key variable its api_key_env names is not set on this server`,
         );
       }
       apiKey = value;
@@ -80,10 +97,14 @@ export class OpenAIAdapter implements Adapter {
         });
       }
       if (error instanceof APIError) {
-        throw new ModelTransportError(call.context, error.message, { cause: error, status: error.status });
+        throw new ModelTransportError(call.context, providerFailure(error), {
+          cause: error,
+          status: error.status,
+        });
       }
-      // The SDK parses a JSON content type itself: a broken body surfaces here as a SyntaxError.
-      throw new ModelOutputError(call.context, `malformed reply: ${(error as Error).message}`, {
+      // The SDK parses a JSON content type itself: a broken body surfaces here as a SyntaxError,
+      // whose message quotes the body, so it is not passed on.
+      throw new ModelOutputError(call.context, "malformed reply (not the JSON the API returns)", {
         cause: error,
       });
     }

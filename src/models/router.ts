@@ -4,7 +4,8 @@
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { EmbeddingAlias, ModelAlias, ModelsConf } from "../catalog/types.js";
 import { ajv } from "../platform/schema.js";
-import { ModelOutputError, ModelTransportError } from "./errors.js";
+import { endpointLabel, endpointRefusal } from "./endpoints.js";
+import { type ModelErrorContext, ModelOutputError, ModelTransportError } from "./errors.js";
 import { FakeAdapter } from "./fake.js";
 import { observedModels } from "./observed.js";
 import { OpenAIAdapter } from "./openai.js";
@@ -66,11 +67,14 @@ class Router implements Models {
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   }
 
-  private adapter(name: string): Adapter {
+  /** The provider's adapter, once MODEL_ENDPOINTS allows it (a refusal is a provider failure). */
+  private adapter(name: string, context: ModelErrorContext): Adapter {
     let adapter = this.adapters.get(name);
     if (adapter) return adapter;
     const provider = Object.hasOwn(this.conf.providers, name) ? this.conf.providers[name] : undefined;
     if (!provider) throw new Error(`conf/models.yaml has no provider "${name}"`);
+    const refusal = endpointRefusal(provider, this.options.endpoints);
+    if (refusal) throw new ModelTransportError(context, `provider ${name}: ${refusal.reason}`);
     adapter =
       provider.adapter === "fake"
         ? new FakeAdapter(this.options.fakeScript ?? {})
@@ -116,7 +120,7 @@ class Router implements Models {
         ...(Number.isFinite(limit) ? { maxOutputTokens: limit } : {}),
       };
       try {
-        return await run(this.adapter(provider), call);
+        return await run(this.adapter(provider, call.context), call);
       } catch (error) {
         if (!(error instanceof ModelTransportError)) throw error;
         attempts.push({ target, message: error.message });
@@ -135,7 +139,7 @@ class Router implements Models {
       model: alias.model,
       dimensions: alias.dimensions,
     };
-    const vectors = await this.adapter(alias.provider).embed(call, texts);
+    const vectors = await this.adapter(alias.provider, call.context).embed(call, texts);
     if (vectors.length !== texts.length) {
       throw new ModelOutputError(call.context, `expected ${texts.length} vectors, got ${vectors.length}`);
     }
@@ -206,7 +210,9 @@ function checkRelevance(call: Call, values: unknown, documents: number): number[
 }
 
 /** The model layer over one catalog's conf/models.yaml. Adapters and clients are created lazily. */
-export function createModels(conf: ModelsConf, options: CreateModelsOptions = {}): Models {
+export function createModels(conf: ModelsConf, options: CreateModelsOptions): Models {
   const router = new Router(conf, options);
-  return options.onCall ? observedModels(router, options.onCall) : router;
+  const onCall = options.onCall;
+  if (!onCall) return router;
+  return observedModels(router, (alias) => endpointLabel(conf, alias, options.endpoints), onCall);
 }

@@ -1,6 +1,7 @@
 // The public shape of the model layer and the one interface every provider adapter implements.
 // Adapters only talk to their provider and parse its reply; the router checks what came back
 // (dimensions, scale, schema) the same way for every adapter.
+import type { ModelEndpoint } from "../config/index.js";
 import type { ModelErrorContext } from "./errors.js";
 
 export interface Usage {
@@ -61,6 +62,11 @@ export interface Models {
 }
 
 export interface CreateModelsOptions {
+  /**
+   * MODEL_ENDPOINTS: checked before every call, so that a catalog published before the list
+   * changed sends nothing where it no longer may. Required: there is no permissive default.
+   */
+  endpoints: readonly ModelEndpoint[];
   /** Where api_key_env variables are read (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Outputs of the fake provider's JSON tasks, by task id or `sha256:<hex of the prompt>`. */
@@ -75,7 +81,8 @@ export interface CreateModelsOptions {
 
 /** One call through the model layer as it ended: failed, or answered with usage where known. */
 export interface ModelCall {
-  alias: string;
+  /** Where the alias sends, as a bounded label: a MODEL_ENDPOINTS URL, `fake` or `other`. */
+  endpoint: string;
   operation: "embed" | "score" | "json" | "rerank";
   ok: boolean;
   /** Only JSON tasks report usage (the provider's counts, or estimates). */

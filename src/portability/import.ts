@@ -1,9 +1,16 @@
 // engram import: an engram.export/v1 stream into a new or empty workspace, in one transaction
 // committed only once the end line has checked out, so a refused or broken import writes nothing
 // (not even the new workspace). Lines are read one by one and written in batches, so a workspace
-// larger than memory imports. Ids, seqs, timestamps and provenance are kept; the workspace's own
-// id is the importer's.
-import { activeCatalog, type CatalogDeps, embeddingSpaces, type InstalledCatalog } from "../catalog/index.js";
+// larger than memory imports. Each line is checked as client input, as POST /records checks a
+// write (format.ts, validate.ts). Ids, seqs, timestamps and provenance are kept; the workspace's
+// own id is the importer's.
+import {
+  activeCatalog,
+  type CatalogDeps,
+  checkProviders,
+  embeddingSpaces,
+  type InstalledCatalog,
+} from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { buildTextStats, lockSeq } from "../records/index.js";
@@ -23,6 +30,7 @@ import {
 import { TABLE_KINDS } from "./kinds.js";
 import { type Batch, type RowWriter, rowWriter } from "./rows.js";
 import * as sql from "./sql.js";
+import { type RowCheck, rowChecker } from "./validate.js";
 
 /** Lines per INSERT, and the bytes a batch may hold before it is written anyway. */
 const BATCH_ROWS = 1000;
@@ -64,7 +72,7 @@ async function refuseUnlessEmpty(tx: Queryable, workspace: { id: string; name: s
 /** The header's catalog installs, as they were; the active one is loaded and its indexes made. */
 async function installCatalogs(
   tx: Queryable,
-  deps: Pick<CatalogDeps, "spaces" | "fields">,
+  deps: Pick<CatalogDeps, "spaces" | "fields" | "providers">,
   workspaceId: string,
   header: Header,
 ): Promise<InstalledCatalog | undefined> {
@@ -76,20 +84,21 @@ async function installCatalogs(
     });
   const catalog = await activeCatalog(tx, workspaceId);
   if (!catalog) return undefined;
+  // The server's rules for a published catalog hold for an imported one: an import file is
+  // a tenant's catalog too (MODEL_ENDPOINTS, MAX_INDEXED_FIELDS).
+  checkProviders(catalog, deps.providers);
+  deps.fields.check(catalog);
   await deps.spaces.prepare(tx, embeddingSpaces(catalog));
-  await deps.fields.prepare(
-    tx,
-    [...catalog.index.collections.values()].map((entry) => entry.def),
-  );
   return catalog;
 }
 
-/** Reads the row lines after the header through the end line, writing them in batches. */
+/** Reads the row lines after the header through the end line, checking each, writing them in batches. */
 async function loadRows(
   lines: AsyncIterator<string>,
   header: Header,
-  writer: RowWriter,
+  rows: { check: RowCheck; writer: RowWriter },
 ): Promise<{ counts: Counts; rows: number }> {
+  const { check, writer } = rows;
   const counts: Counts = {};
   let number = 1;
   let order = 0;
@@ -110,6 +119,7 @@ async function loadRows(
       return { counts: ended, rows: Object.values(counts).reduce((sum, n) => sum + n, 0) };
     }
     order = checkKind(row, number, order, header);
+    check(row, number);
     const kind = row.kind as string;
     if (batch && (batch.kind !== kind || batch.lines.length >= BATCH_ROWS || bytes >= BATCH_BYTES))
       await flush();
@@ -124,7 +134,7 @@ async function loadRows(
 
 export async function importWorkspace(
   db: Db,
-  deps: Pick<CatalogDeps, "spaces" | "fields">,
+  deps: Pick<CatalogDeps, "spaces" | "fields" | "providers">,
   request: ImportRequest,
 ): Promise<ImportResult> {
   const lines = request.lines[Symbol.asyncIterator]();
@@ -145,7 +155,7 @@ export async function importWorkspace(
       withEmbeddings: header.with_embeddings,
       catalog,
     });
-    const loaded = await loadRows(lines, header, writer);
+    const loaded = await loadRows(lines, header, { check: rowChecker(catalog), writer });
     const { rows } = await tx.query<{ seq: number }>(sql.MAX_SEQ, [workspace.id]);
     const lastSeq = Math.max(header.workspace.last_seq, Number(rows[0]?.seq ?? 0));
     await tx.query(sql.FINISH_COUNTER, [workspace.id, lastSeq]);
@@ -154,6 +164,8 @@ export async function importWorkspace(
   // Built at once rather than by the first search (which would otherwise: FINISH_COUNTER), and
   // before PGlite's maintenance analyzes what the import wrote.
   if (done.catalog) await buildTextStats(db, done.workspace.id, done.catalog);
+  // After the commit, as after a publish (src/search/field-indexes.ts).
+  if (done.catalog) await deps.fields.sync(done.catalog);
   db.noteWrites(done.rows);
   return {
     workspace: request.workspace,

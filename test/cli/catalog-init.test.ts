@@ -80,27 +80,33 @@ describe("engram catalog init DIR", () => {
     const models = index.models.def;
     expect(models.aliases.embed).toMatchObject({ kind: "embedding", provider: "local" });
     expect(models.providers.local?.adapter).toBe("fake");
-    expect(models.providers.openai).toMatchObject({
-      adapter: "openai",
-      base_url: "https://api.openai.com/v1",
-      api_key_env: "OPENAI_API_KEY",
-    });
+    // The OpenAI provider is a commented example: unlisted in MODEL_ENDPOINTS it would not publish.
+    expect(models.providers.openai).toBeUndefined();
     // The switch to OpenAI embeddings is spelled out in a comment.
     const modelsYaml = await readFile(join(dir, "conf/models.yaml"), "utf8");
+    expect(modelsYaml).toMatch(/^ {2}# openai:$/m);
     expect(modelsYaml).toMatch(/^ {2}# {3}provider: openai$/m);
     expect(modelsYaml).toMatch(/^ {2}# {3}dimensions: \d+$/m);
     expect(modelsYaml).toMatch(/^ {2}# {3}space: \S+$/m);
   });
 
-  it("the commented OpenAI embedding alias loads in place of the fake one", async () => {
+  it("the commented OpenAI provider and embedding alias load in place of the fake one", async () => {
     const files = await readCatalogDirectory(dir);
     const yaml = files["conf/models.yaml"] as string;
-    const commented = /^ {2}# embed:\n(?: {2}# {3}.*\n)+/m.exec(yaml)?.[0] ?? "";
-    const openai = commented.replace(/^ {2}# /gm, "  ");
-    expect(openai).toContain("provider: openai");
-    files["conf/models.yaml"] = yaml.replace(/^ {2}embed:\n(?: {4}.*\n)+/m, openai);
+    const uncomment = (block: RegExp) => (block.exec(yaml)?.[0] ?? "").replace(/^ {2}# /gm, "  ");
+    const provider = uncomment(/^ {2}# openai:\n(?: {2}# {3}.*\n)+/m);
+    const alias = uncomment(/^ {2}# embed:\n(?: {2}# {3}.*\n)+/m);
+    expect(alias).toContain("provider: openai");
+    files["conf/models.yaml"] = yaml
+      .replace(/^providers:\n/m, `providers:\n${provider}`)
+      .replace(/^ {2}embed:\n(?: {4}.*\n)+/m, alias);
     const { index } = loadCatalog(files, "starter@1.0.0");
     expect(index.models.def.aliases.embed).toMatchObject({ kind: "embedding", provider: "openai" });
+    expect(index.models.def.providers.openai).toMatchObject({
+      adapter: "openai",
+      base_url: "https://api.openai.com/v1",
+      api_key_env: "OPENAI_API_KEY",
+    });
   });
 
   describe("published into a workspace", () => {

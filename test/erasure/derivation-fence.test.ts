@@ -36,7 +36,7 @@ describe("erasure and derivations", () => {
   beforeAll(async () => {
     h = await derivationHarness("erase-fence", derivationFiles([derivationYaml("digest")]));
     const catalog = await requireCatalog(h.t.db, h.ws.id);
-    const real = createModels(catalog.index.models.def, { fakeScript: { digest: CITE_ALL } });
+    const real = createModels(catalog.index.models.def, { endpoints: [], fakeScript: { digest: CITE_ALL } });
     gated = gatedDeriveWorker(h.t.db, real);
   });
   afterAll(async () => {

@@ -533,6 +533,7 @@ describe("erasing explicit records leaves no trace of them, a run in flight incl
     await enrichAll(h.t.db, h.ws.id);
     const catalog = await requireCatalog(h.t.db, h.ws.id);
     const real = createModels(catalog.index.models.def, {
+      endpoints: [],
       fakeScript: reply("digest", "summary", `Late digest ${MARKER} {{evidence.0}}`),
     });
     gated = gatedDeriveWorker(h.t.db, real);

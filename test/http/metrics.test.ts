@@ -117,7 +117,7 @@ describe("engram serve with METRICS_TOKEN", () => {
       );
     });
     expect(
-      value(samples, "engram_model_calls_total", { alias: "embed", operation: "embed" }),
+      value(samples, "engram_model_calls_total", { endpoint: "fake", operation: "embed" }),
     ).toBeGreaterThan(0);
     expect(
       value(samples, "engram_http_requests_total", { method: "POST", route: "/records", status: "200" }),
@@ -281,8 +281,8 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     ]);
     expect(value(after, "engram_oldest_unready_record_age_seconds")).toBe(0);
     // The example's processors: one score of each event (urgency, alias chat), embeddings (alias embed).
-    expect(moved("engram_model_calls_total", { alias: "chat", operation: "score" })).toBe(TEXT.length);
-    expect(moved("engram_model_calls_total", { alias: "embed", operation: "embed" })).toBeGreaterThan(0);
+    expect(moved("engram_model_calls_total", { endpoint: "fake", operation: "score" })).toBe(TEXT.length);
+    expect(moved("engram_model_calls_total", { endpoint: "fake", operation: "embed" })).toBeGreaterThan(0);
     expect(moved("engram_model_failures_total")).toBe(0);
   });
 
@@ -302,7 +302,7 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     const moved = (from: Sample[], to: Sample[], name: string, labels: Record<string, string>) =>
       value(to, name, labels) - value(from, name, labels);
     const searches = "engram_search_duration_seconds_count";
-    const embeds = { alias: "embed", operation: "embed" };
+    const embeds = { endpoint: "fake", operation: "embed" };
     expect(moved(before, afterText, searches, { mode: "text" })).toBe(1);
     expect(moved(before, afterText, searches, { mode: "hybrid" })).toBe(0);
     expect(moved(before, afterText, "engram_model_calls_total", embeds)).toBe(0);
@@ -316,11 +316,14 @@ describe("GET /metrics with METRICS_TOKEN", () => {
   it("counts a failed model call: a JSON task the fake provider has no script for", async () => {
     const before = await scrape();
     const catalog = await requireCatalog(t.db, ws.id);
-    const models = createModels(catalog.index.models.def, { onCall: t.app.metrics?.modelCall });
+    const models = createModels(catalog.index.models.def, {
+      endpoints: [],
+      onCall: t.app.metrics?.modelCall,
+    });
     const task = { task: "unscripted", prompt: "Say something.", input: "x", schema: { type: "object" } };
     await expect(models.json("chat", task)).rejects.toThrow(ModelOutputError);
     const after = await scrape();
-    const json = { alias: "chat", operation: "json" };
+    const json = { endpoint: "fake", operation: "json" };
     const moved = (name: string) => value(after, name, json) - value(before, name, json);
     expect(moved("engram_model_calls_total")).toBe(1);
     expect(moved("engram_model_failures_total")).toBe(1);
@@ -354,11 +357,13 @@ describe("GET /metrics with METRICS_TOKEN", () => {
       await t.app.inject({ url: `/runs/${runs[0].id}`, headers: ws.headers })
     ).json();
     expect(usage.prompt_tokens).toBeGreaterThan(0);
-    expect(moved("engram_model_tokens_total", { alias: "chat", type: "prompt" })).toBe(usage.prompt_tokens);
-    expect(moved("engram_model_tokens_total", { alias: "chat", type: "completion" })).toBe(
+    expect(moved("engram_model_tokens_total", { endpoint: "fake", type: "prompt" })).toBe(
+      usage.prompt_tokens,
+    );
+    expect(moved("engram_model_tokens_total", { endpoint: "fake", type: "completion" })).toBe(
       usage.completion_tokens,
     );
-    expect(moved("engram_model_calls_total", { alias: "chat", operation: "json" })).toBe(1);
+    expect(moved("engram_model_calls_total", { endpoint: "fake", operation: "json" })).toBe(1);
   });
 
   it("times each attempt by its outcome: retried, dead when out of attempts, lease_lost, released at stop", async () => {

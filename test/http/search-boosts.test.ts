@@ -27,14 +27,11 @@ const JUDGED_VIEW = `
 `;
 
 /** The example package plus an unreachable judge alias and a view using rerank and graph_boost. */
-async function catalogWithJudges() {
+async function catalogWithJudges(downUrl: string) {
   const request = await exampleRequest();
   const files = { ...request.files };
   files["conf/models.yaml"] = (files["conf/models.yaml"] as string)
-    .replace(
-      "providers:\n",
-      `providers:\n  down:\n    adapter: openai\n    base_url: ${await refusedBaseUrl()}\n`,
-    )
+    .replace("providers:\n", `providers:\n  down:\n    adapter: openai\n    base_url: ${downUrl}\n`)
     .replace("aliases:\n", 'aliases:\n  judge_down:\n    targets: ["down:judge"]\n');
   files["views/support.yaml"] = `${files["views/support.yaml"]}${JUDGED_VIEW}`;
   files["packages/support.yaml"] = (files["packages/support.yaml"] as string).replace(
@@ -65,14 +62,15 @@ describe("rerank and graph_boost", () => {
   const base = { mode: "text", q: Q, k: 10, rank: ["text_match"], include: ["entity", "text"] };
 
   beforeAll(async () => {
-    t = await createTestApp();
+    const down = await refusedBaseUrl();
+    t = await createTestApp({ env: { MODEL_ENDPOINTS: down } });
     const ws = await t.workspace("boosts");
     headers = ws.headers;
     const published = await t.app.inject({
       method: "POST",
       url: "/catalog",
       headers,
-      payload: await catalogWithJudges(),
+      payload: await catalogWithJudges(down),
     });
     expect(published.statusCode, published.body).toBe(200);
     const event = (entity: string, text: string) => ({

@@ -55,6 +55,8 @@ describe("the worker's process killed mid-enrichment and mid-derivation", () => 
       ...storage.env,
       LOG_LEVEL: "info",
       WORKER_LEASE_SECONDS: "2",
+      // The server and its worker may call the local model stub (docs/operations.md, "Model endpoints").
+      MODEL_ENDPOINTS: stub.baseUrl,
     };
     const created = await runCli(["workspace", "create", "crash", "--json"], env);
     expect(created.code, created.stderr).toBe(0);

@@ -5,14 +5,17 @@ import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { createTestDb, type TestDb } from "./db.js";
 import { exampleRequest } from "./example-catalog.js";
+import { stubEndpoints } from "./openai-stub.js";
 import { checkResponseContract, contractViolations } from "./response-contract.js";
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  // Rate limiting is off in tests unless a test turns it on.
+  // Rate limiting is off in tests unless a test turns it on; the model stubs started so far are
+  // allowed endpoints (without a key variable) unless a test sets MODEL_ENDPOINTS itself.
   return loadConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     TEST_DATABASE: "true",
     RATE_LIMIT_MAX: "0",
+    MODEL_ENDPOINTS: [...stubEndpoints].join(","),
     ...env,
   });
 }

@@ -101,6 +101,13 @@ const ROUTES: Record<string, StubRoute> = {
   "/v1/chat/completions": "chat",
 };
 
+/**
+ * Every stub's base URL this test process started: testConfig lists them in MODEL_ENDPOINTS, as
+ * an operator lists the model servers a deployment may reach. Tests of the policy itself set
+ * MODEL_ENDPOINTS explicitly.
+ */
+export const stubEndpoints = new Set<string>();
+
 export async function startOpenAIStub(): Promise<OpenAIStub> {
   const requests: StubRequest[] = [];
   const queues: Record<StubRoute, StubReply[]> = { embeddings: [], chat: [] };
@@ -136,9 +143,11 @@ export async function startOpenAIStub(): Promise<OpenAIStub> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  stubEndpoints.add(baseUrl);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl,
     requests,
     enqueue(route, ...replies) {
       queues[route].push(...replies);
@@ -168,5 +177,7 @@ export async function refusedBaseUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/v1`;
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  stubEndpoints.add(baseUrl);
+  return baseUrl;
 }

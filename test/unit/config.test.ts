@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseCorsOrigins } from "../../src/config/index.js";
+import { ConfigError, loadConfig, parseCorsOrigins, parseModelEndpoints } from "../../src/config/index.js";
 
 describe("configuration", () => {
   it("uses the documented defaults", () => {
@@ -120,5 +120,32 @@ describe("API_CORS_ORIGINS", () => {
     ['{"a":1}'],
   ])("refuses %s", (value) => {
     expect(() => parseCorsOrigins(value)).toThrow(/API_CORS_ORIGINS/);
+  });
+});
+
+describe("MODEL_ENDPOINTS", () => {
+  it("is empty when unset: only fake providers", () => {
+    expect(loadConfig({}).modelEndpoints).toEqual([]);
+    expect(parseModelEndpoints(" , ")).toEqual([]);
+  });
+
+  it("reads URL and URL=VARIABLE entries, one trailing / dropped", () => {
+    expect(
+      parseModelEndpoints(
+        "https://api.openai.com/v1/=OPENAI_API_KEY, http://localhost:11434/v1 ,http://vllm:8000/v1?x=y",
+      ),
+    ).toEqual([
+      { url: "https://api.openai.com/v1", variable: "OPENAI_API_KEY" },
+      { url: "http://localhost:11434/v1", variable: null },
+      { url: "http://vllm:8000/v1?x=y", variable: null },
+    ]);
+  });
+
+  it.each([
+    ["ftp://files.example.com"],
+    ["not a url=KEY"],
+    ["https://a.example.com/v1=A,https://a.example.com/v1/=B"],
+  ])("refuses %s", (value) => {
+    expect(() => parseModelEndpoints(value)).toThrow(/MODEL_ENDPOINTS/);
   });
 });

@@ -40,7 +40,7 @@ const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * (
 const norm = (a: number[]) => Math.sqrt(cosine(a, a));
 
 describe("fake embeddings", () => {
-  const models = createModels(conf, {});
+  const models = createModels(conf, { endpoints: [] });
 
   it("normalizes text into lowercased Unicode letter and digit tokens", () => {
     expect(fakeTokens("Café-Bar, 42 ÉCOLE! straße")).toEqual(["café", "bar", "42", "école", "straße"]);
@@ -101,7 +101,7 @@ process.stdout.write(JSON.stringify(fakeEmbedding("Customer asked for a refund o
 });
 
 describe("fake rerank", () => {
-  const models = createModels(conf, {});
+  const models = createModels(conf, { endpoints: [] });
 
   it("judges the share of the query's distinct words a document contains", async () => {
     const result = await models.rerank("chat", {
@@ -118,7 +118,7 @@ describe("fake rerank", () => {
 });
 
 describe("fake scores", () => {
-  const models = createModels(conf, {});
+  const models = createModels(conf, { endpoints: [] });
 
   it("lie within the scale and are stable", async () => {
     const texts = ["urgent outage", "thanks!", "", "ordinary update about shipping"];
@@ -151,7 +151,7 @@ describe("fake JSON tasks", () => {
   };
 
   it("answer from the script by task id", async () => {
-    const models = createModels(conf, { fakeScript: { summarize: { summary: "all good" } } });
+    const models = createModels(conf, { endpoints: [], fakeScript: { summarize: { summary: "all good" } } });
     const result = await models.json("chat", {
       task: "summarize",
       prompt: "Summarize.",
@@ -168,6 +168,7 @@ describe("fake JSON tasks", () => {
     const prompt = "Summarize the customer's week.";
     expect(promptKey(prompt)).toMatch(/^sha256:[0-9a-f]{64}$/);
     const models = createModels(conf, {
+      endpoints: [],
       fakeScript: { [promptKey(prompt)]: { summary: "by prompt" }, summarize: { summary: "by task" } },
     });
     const byPrompt = await models.json("chat", { task: "summarize", prompt, input: {}, schema });
@@ -177,7 +178,7 @@ describe("fake JSON tasks", () => {
   });
 
   it("return a copy: callers cannot change the script", async () => {
-    const models = createModels(conf, { fakeScript: { t: { summary: "x" } } });
+    const models = createModels(conf, { endpoints: [], fakeScript: { t: { summary: "x" } } });
     const first = await models.json("chat", { task: "t", prompt: "p", input: {}, schema });
     (first.value as { summary: string }).summary = "changed";
     const second = await models.json("chat", { task: "t", prompt: "p", input: {}, schema });
@@ -185,7 +186,7 @@ describe("fake JSON tasks", () => {
   });
 
   it("refuse a scripted value that does not satisfy the schema", async () => {
-    const models = createModels(conf, { fakeScript: { t: { summary: 42 } } });
+    const models = createModels(conf, { endpoints: [], fakeScript: { t: { summary: 42 } } });
     const error = await models.json("chat", { task: "t", prompt: "p", input: {}, schema }).catch((e) => e);
     expect(error).toBeInstanceOf(ModelOutputError);
     expect(error).toMatchObject({ alias: "chat", target: "local:scripted" });
@@ -193,7 +194,7 @@ describe("fake JSON tasks", () => {
   });
 
   it("fail with ModelOutputError without a script entry (POST /answer answers 502 answer_model)", async () => {
-    const models = createModels(conf, {});
+    const models = createModels(conf, { endpoints: [] });
     const error = await models
       .json("chat", { task: "answer", prompt: "Answer from the evidence.", input: {}, schema })
       .catch((e) => e);
