@@ -14,27 +14,25 @@ describe("a field value too long to index", () => {
   afterAll(() => t.close());
 
   const longTopic = () => randomBytes(6000).toString("base64");
+  const writeLong = (headers: { authorization: string }, entity: string, extra: object[] = []) =>
+    t.app.inject({
+      method: "POST",
+      url: "/records",
+      headers,
+      payload: {
+        records: [
+          ...extra,
+          { collection: "customer_events", entity, type: "t", text: "x", content: { topic: longTopic() } },
+        ],
+      },
+    });
 
   it("is a 422 naming the rule, and writes nothing", async () => {
     const ws = await t.workspace("long-values");
     await t.publishExample(ws.headers);
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/records",
-      headers: ws.headers,
-      payload: {
-        records: [
-          { collection: "customer_events", entity: "a", type: "t", text: "short one" },
-          {
-            collection: "customer_events",
-            entity: "a",
-            type: "t",
-            text: "x",
-            content: { topic: longTopic() },
-          },
-        ],
-      },
-    });
+    const res = await writeLong(ws.headers, "a", [
+      { collection: "customer_events", entity: "a", type: "t", text: "short one" },
+    ]);
     expect(res.statusCode, res.body).toBe(422);
     expect(res.json()).toMatchObject({ code: "request_schema", errors: [{ path: "records" }] });
     const timeline = await t.app.inject({ url: "/timeline?entity=a", headers: ws.headers });
@@ -55,22 +53,7 @@ describe("a field value too long to index", () => {
     expect(request.files["collections/support.yaml"]).not.toBe(collections);
     const published = await t.publish(other.headers, request);
     expect(published.statusCode, published.body).toBe(200);
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/records",
-      headers: other.headers,
-      payload: {
-        records: [
-          {
-            collection: "customer_events",
-            entity: "b",
-            type: "t",
-            text: "x",
-            content: { topic: longTopic() },
-          },
-        ],
-      },
-    });
+    const res = await writeLong(other.headers, "b");
     expect(res.statusCode, res.body).toBe(422);
   });
 });

@@ -10,7 +10,7 @@ import { buildApp } from "../../src/http/app.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { testConfig } from "../support/app.js";
-import { cliStorage, collect, ENGRAM_BIN, runCli } from "../support/cli.js";
+import { cliStorage, collect, ENGRAM_BIN, runCli, holdings as workspaceHoldings } from "../support/cli.js";
 import { ENTITIES, fillWorkspace } from "./fixture.js";
 
 const lines = (text: string) => text.trimEnd().split("\n");
@@ -25,28 +25,7 @@ describe("engram export and engram import", () => {
   let sourceKey: string;
   let file: string;
 
-  /** The workspaces of these names, with how many records each holds. */
-  async function holdings(names: string[]): Promise<Record<string, number>> {
-    const db = await open();
-    try {
-      // Two statements: Citus joins no correlated subquery with a reference table (workspaces).
-      const { rows } = await db.query<{ name: string; id: string }>(
-        "SELECT name, id FROM workspaces WHERE name = ANY($1::text[])",
-        [names],
-      );
-      const held: Record<string, number> = {};
-      for (const row of rows) {
-        const { rows: counted } = await db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1",
-          [row.id],
-        );
-        held[row.name] = counted[0]?.n ?? 0;
-      }
-      return held;
-    } finally {
-      await release(db);
-    }
-  }
+  const holdings = (names: string[]) => workspaceHoldings({ open, release }, names);
 
   beforeAll(async () => {
     ({ env, open, release, cleanup, dir } = await cliStorage());

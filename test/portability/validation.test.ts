@@ -13,7 +13,7 @@ import { exportWorkspace } from "../../src/portability/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { testConfig } from "../support/app.js";
 import { MINIMAL_PACKAGE, minimalFiles } from "../support/catalog-files.js";
-import { cliStorage, runCli } from "../support/cli.js";
+import { cliStorage, runCli, holdings as workspaceHoldings } from "../support/cli.js";
 
 type Line = Record<string, unknown>;
 
@@ -37,27 +37,7 @@ describe("engram import validates every line like the API", () => {
     return { path, number: at + 1 };
   }
 
-  /** How many records each existing workspace of these names holds. */
-  async function holdings(names: string[]): Promise<Record<string, number>> {
-    const db = await open();
-    try {
-      const { rows } = await db.query<{ name: string; id: string }>(
-        "SELECT name, id FROM workspaces WHERE name = ANY($1::text[])",
-        [names],
-      );
-      const held: Record<string, number> = {};
-      for (const row of rows) {
-        const { rows: counted } = await db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1",
-          [row.id],
-        );
-        held[row.name] = counted[0]?.n ?? 0;
-      }
-      return held;
-    } finally {
-      await release(db);
-    }
-  }
+  const holdings = (names: string[]) => workspaceHoldings({ open, release }, names);
 
   beforeAll(async () => {
     ({ env, open, release, cleanup, dir } = await cliStorage());
