@@ -72,7 +72,11 @@ describe("engram worker --metrics-port", () => {
         kind: "enrich",
         outcome: "succeeded",
       });
-      return done > 0 && value(parsed, "engram_jobs", { kind: "enrich", state: "queued" }) === 0 && parsed;
+      // Done: nothing queued and nothing running (a claimed job is neither queued nor finished).
+      const left = ["queued", "running"].map((state) =>
+        value(parsed, "engram_jobs", { kind: "enrich", state }),
+      );
+      return done > 0 && left.every((n) => n === 0) && parsed;
     }, 60_000);
     expect(value(samples, "engram_job_attempts_total", { kind: "enrich" })).toBeGreaterThan(0);
     expect(value(samples, "engram_model_calls_total", { operation: "embed" })).toBeGreaterThan(0);
