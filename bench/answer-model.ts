@@ -4,13 +4,13 @@
 
 import { exampleCatalogRequest } from "../src/catalog/index.js";
 import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
-import { chatReply, type OpenAIStub, startOpenAIStub } from "../test/support/openai-stub.js";
+import { chatReply, type OpenAIStub } from "../test/support/openai-stub.js";
 import type { Api } from "./clients.js";
 
 const ID = /\[([0-9a-f-]{36})\]/;
 
-export async function startAnswerModel(api: Api, key: string): Promise<OpenAIStub> {
-  const stub = await startOpenAIStub();
+/** Makes the stub answer at once and publishes the example with an answer alias on it. */
+export async function startAnswerModel(api: Api, key: string, stub: OpenAIStub): Promise<OpenAIStub> {
   stub.handle("chat", (request) => {
     const user = request.body?.messages?.find((m: { role: string }) => m.role === "user")?.content ?? "";
     const cited = ID.exec(user)?.[1];

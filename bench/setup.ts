@@ -75,10 +75,16 @@ export interface System {
   close: () => Promise<void>;
 }
 
-export async function startSystem(db: Db): Promise<System> {
+export async function startSystem(db: Db, options: { modelEndpoints?: string } = {}): Promise<System> {
   await prepareDatabase(db);
-  // One key sends every request of the bench: no rate limit unless the environment sets one.
-  const config = loadConfig({ RATE_LIMIT_MAX: "0", ...process.env, LOG_LEVEL: "silent" });
+  // One key sends every request of the bench: no rate limit unless the environment sets one;
+  // the bench's own answer model is an allowed endpoint.
+  const config = loadConfig({
+    RATE_LIMIT_MAX: "0",
+    ...(options.modelEndpoints ? { MODEL_ENDPOINTS: options.modelEndpoints } : {}),
+    ...process.env,
+    LOG_LEVEL: "silent",
+  });
   const recording = recordingDb(db);
   const app = await buildApp({ config, db: recording.db, version: "bench" });
   const url = await app.listen({ port: 0, host: "127.0.0.1" });

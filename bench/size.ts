@@ -3,6 +3,7 @@
 //   node --import tsx bench/size.ts <records> <result.json> <options json>
 import { writeFile } from "node:fs/promises";
 import { storageLayout } from "../src/platform/db/index.js";
+import { startOpenAIStub } from "../test/support/openai-stub.js";
 import { startAnswerModel } from "./answer-model.js";
 import { Api } from "./clients.js";
 import { generateCorpus, type WriteRow } from "./corpus.js";
@@ -54,7 +55,9 @@ function countBy(rows: WriteRow[]): Record<string, number> {
 }
 
 const bench = await openBenchDb();
-const system = await startSystem(bench.db);
+// Started before the server, whose MODEL_ENDPOINTS must list it (docs/operations.md).
+const answerStub = options.modes.includes("answer") ? await startOpenAIStub() : undefined;
+const system = await startSystem(bench.db, { modelEndpoints: answerStub?.baseUrl });
 const api = new Api(system.url, Math.max(8, options.clients));
 try {
   const vocabulary = buildVocabulary(options.seed, options.words, options.zipf);
@@ -104,7 +107,7 @@ try {
   // and the dead row versions of the enrichment reclaimed. Servers with autovacuum off (this
   // machine's CI configuration) would otherwise search a records table that is half dead rows.
   await system.db.exec("VACUUM ANALYZE");
-  const answerModel = options.modes.includes("answer") ? await startAnswerModel(api, main.key) : undefined;
+  const answerModel = answerStub ? await startAnswerModel(api, main.key, answerStub) : undefined;
   log(`search: ${options.requests} requests or ${options.seconds} s per configuration`);
   const search = await measureSearch(
     system,
