@@ -1,9 +1,9 @@
-// The answer's model calls (CONVENTIONS "Answers and context"): an optional rewrite call for
+// The answer's model calls (docs/api.md "Answers and context"): an optional rewrite call for
 // {query}, then one call for {answer, citations, gaps}, each retried once on a malformed reply,
 // all within one fixed budget: at most 2 calls (4 with rewrite) and 150 seconds.
 //
 // - The alias is conf/models.yaml defaults.answer, else defaults.derivation. An alias with a
-//   target on the fake provider cannot answer (spec: 502 answer_model under the fake provider);
+//   target on the fake provider cannot answer (docs/api.md "POST /answer": 502 answer_model under the fake provider);
 //   that is known before any call.
 // - Malformed or schema-invalid output (and a blank or over-long rewritten query) is asked again
 //   once, then 502 answer_model; a transport failure, or the budget's time running out, is

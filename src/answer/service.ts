@@ -1,4 +1,4 @@
-// POST /answer (spec "Cited answer"): validation, the evidence, the model's cited answer, and
+// POST /answer (docs/api.md "POST /answer"): validation, the evidence, the model's cited answer, and
 // the optional saved synthesis. A refused request (4xx) calls no model and writes nothing; the
 // only write is the synthesis, after the answer passed every check.
 import { requireCatalog } from "../catalog/index.js";
@@ -20,7 +20,7 @@ export interface AnswerResult extends Answered {
   saved_id: string | null;
 }
 
-/** The reply when the search and the walk found nothing: no model is asked (CONVENTIONS). */
+/** The reply when the search and the walk found nothing: no model is asked (docs/api.md "POST /answer"). */
 function nothingFound(question: string): Answered {
   return { answer: "Memory holds nothing on this question.", citations: [], gaps: [question] };
 }

@@ -1,4 +1,4 @@
-// Vector indexes per embedding space (CONVENTIONS.md, Storage). The embeddings table holds the
+// Vector indexes per embedding space (docs/operations.md, "Vector layouts"). The embeddings table holds the
 // vectors of every space in one untyped `vector` column, and an HNSW index needs one dimension
 // count, so each (space, dimensions) gets a partial HNSW index over a typed expression:
 // `embedding::vector(N)`, or `embedding::halfvec(N)` past the 2,000 dimensions pgvector indexes

@@ -1,4 +1,4 @@
-// "Why it ranked there": a hit's `explain` (CONVENTIONS.md "Console"; src/search/explain.ts) as
+// "Why it ranked there": a hit's `explain` (docs/console.md "Why a hit ranked there", docs/api.md "Explaining a ranking"; src/search/explain.ts) as
 // its signals, the rank expression with every node's value, the candidate lists that proposed it
 // and its rank in each source.
 import type { HitExplain, OrderValue, RankTreeNode, SearchHit } from "../types";

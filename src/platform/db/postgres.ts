@@ -195,7 +195,7 @@ const VECTOR_STATE = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 
 /**
  * Installs pgvector when the server offers it; false only when the server does not have it at
  * all. Without it Engram keeps vectors in real[] columns searched by an exact scan
- * (CONVENTIONS.md, Storage). Any failure to find out is thrown, and so is a refused
+ * (docs/operations.md, "Vector layouts"). Any failure to find out is thrown, and so is a refused
  * CREATE EXTENSION (the user may not create it): the operator installs it or chooses the exact
  * layout, since serving exact on a server that has pgvector would be a silent degradation.
  */
