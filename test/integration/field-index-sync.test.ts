@@ -8,35 +8,15 @@ import { reconcileFieldIndexes, syncFieldIndexes } from "../../src/search/field-
 import { fieldValueSql } from "../../src/search/field-sql.js";
 import { deleteWorkspace } from "../../src/workspaces/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { minimalFiles } from "../support/catalog-files.js";
+import { fieldsCollectionsYaml, minimalFiles } from "../support/catalog-files.js";
 
 const MAX = 4;
 
 /** A catalog whose notes@1 declares these fields (name → declaration), any content allowed. */
 function notes(fields: Record<string, string>) {
-  const declared = Object.entries(fields)
-    .map(([name, decl]) => `      ${name}: { path: ${name}, ${decl} }`)
-    .join("\n");
   return {
     package: "demo-pack@1.0.0",
-    files: minimalFiles({
-      "collections/main.yaml": `collections:
-  - name: notes
-    version: 1
-    active: true
-    mode: event
-    schema: { type: object }
-    fields:
-${declared}
-    search_profile: main
-  - name: facts
-    version: 1
-    active: true
-    mode: keyed
-    schema: { type: object }
-    search_profile: main
-`,
-    }),
+    files: minimalFiles({ "collections/main.yaml": fieldsCollectionsYaml("notes", fields) }),
   };
 }
 

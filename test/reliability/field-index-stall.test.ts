@@ -8,7 +8,7 @@
 // the test asserts that they do (a write waits about one build, never the whole publish).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
-import { minimalFiles } from "../support/catalog-files.js";
+import { fieldsCollectionsYaml, minimalFiles } from "../support/catalog-files.js";
 
 const ROWS = 10_000;
 const FIELDS = testConfig().maxIndexedFields;
@@ -21,20 +21,7 @@ const WRITERS = 2;
 const FLOOR_MS = 150;
 
 function collections(name: string, fields: string[]) {
-  return `collections:
-  - name: ${name}
-    version: 1
-    active: true
-    mode: event
-    schema: { type: object }
-${fields.length ? `    fields:\n${fields.map((f) => `      ${f}: { path: ${f}, type: integer, sort: true }`).join("\n")}\n` : ""}    search_profile: main
-  - name: facts
-    version: 1
-    active: true
-    mode: keyed
-    schema: { type: object }
-    search_profile: main
-`;
+  return fieldsCollectionsYaml(name, Object.fromEntries(fields.map((f) => [f, "type: integer, sort: true"])));
 }
 
 const catalog = (name: string, fields: string[]) => ({

@@ -36,6 +36,30 @@ export const PROFILES_YAML = `search_profiles:
     text_config: english
 `;
 
+/**
+ * collections/main.yaml with an event collection of this name declaring these fields (name →
+ * declaration inside `{ path: name, … }`), any content allowed, beside the keyed `facts`.
+ */
+export function fieldsCollectionsYaml(name: string, fields: Record<string, string>): string {
+  const declared = Object.entries(fields).map(
+    ([field, decl]) => `      ${field}: { path: ${field}, ${decl} }\n`,
+  );
+  return `collections:
+  - name: ${name}
+    version: 1
+    active: true
+    mode: event
+    schema: { type: object }
+${declared.length > 0 ? `    fields:\n${declared.join("")}` : ""}    search_profile: main
+  - name: facts
+    version: 1
+    active: true
+    mode: keyed
+    schema: { type: object }
+    search_profile: main
+`;
+}
+
 export const COLLECTIONS_YAML = `collections:
   - name: notes
     version: 1
