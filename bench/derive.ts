@@ -8,13 +8,14 @@ import { pino } from "pino";
 import { publishCatalog } from "../src/catalog/index.js";
 import { loadConfig } from "../src/config/index.js";
 import { prepareDatabase } from "../src/database.js";
-import { catalogDeps, modelsResolver } from "../src/deps.js";
+import { catalogDeps, modelsResolver, wireModules } from "../src/deps.js";
 import { DERIVE_JOB, deriveHandler, enqueueDerivation } from "../src/derivations/index.js";
 import type { Models } from "../src/models/index.js";
+import type { Workspace } from "../src/platform/workspace.js";
 import { writeRecords } from "../src/records/index.js";
 import { claimJobs } from "../src/worker/queue.js";
 import { Worker } from "../src/worker/runner.js";
-import { createWorkspace, type Workspace } from "../src/workspaces/index.js";
+import { createWorkspace } from "../src/workspaces/index.js";
 import { MINIMAL_PACKAGE } from "../test/support/catalog-files.js";
 import { derivationFiles, derivationYaml } from "../test/support/derivations.js";
 import { openBenchDb } from "./setup.js";
@@ -35,6 +36,7 @@ const bench = await openBenchDb();
 const { db } = bench;
 try {
   await prepareDatabase(db);
+  wireModules();
   const created = await createWorkspace(db, "bench-derive");
   const workspace: Workspace = { id: created.id, name: created.workspace };
   await publishCatalog(catalogDeps(db, loadConfig({})), workspace, {

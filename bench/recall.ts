@@ -4,13 +4,14 @@
 // share of the brute-force top 20 that the cells' proposal's top 20 holds. A hybrid part's text list is proposed as deep as hybrid first
 // reads it (a share of the pool, src/search/candidates.ts). Proposals only: a whole search would
 // mark its hits accessed, and the second run would rank by a changed last_accessed.
-import { type InstalledCatalog, requireCatalog } from "../src/catalog/index.js";
 import {
+  type InstalledCatalog,
+  requireCatalog,
   type SearchPart,
   type SearchSpec,
   searchParts,
   validateSearchSpec,
-} from "../src/catalog/search-spec.js";
+} from "../src/catalog/index.js";
 import type { Db } from "../src/platform/db/index.js";
 import { hybridFirstDepth, textCandidates } from "../src/search/candidates.js";
 import { type ModeName, requestMakers } from "./modes.js";

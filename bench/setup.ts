@@ -9,7 +9,7 @@ import pg from "pg";
 import { exampleCatalogRequest } from "../src/catalog/index.js";
 import { type Config, loadConfig } from "../src/config/index.js";
 import { prepareDatabase } from "../src/database.js";
-import { buildApp } from "../src/http/app.js";
+import { buildApp } from "../src/http/index.js";
 import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
 import { type Db, openPglite, openPostgres } from "../src/platform/db/index.js";
 import { createWorkspace } from "../src/workspaces/index.js";

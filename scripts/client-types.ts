@@ -1,13 +1,14 @@
-// npm run client:types: regenerates the TypeScript client's request and response types from the
-// server's own /openapi.json (clients/typescript/src/generated/openapi.ts). With --check it
-// writes nothing and fails when the committed types differ from what the server documents now
-// (.ci/run runs it, so a route change cannot leave the client's types behind).
+// npm run client:types: regenerates the API's request and response types from the server's own
+// /openapi.json (clients/typescript/src/generated/openapi.ts): the TypeScript client's types and,
+// through console/src/types.ts, the console's. With --check it writes nothing and fails when the
+// committed types differ from what the server documents now (.ci/run runs it, so a route change
+// leaves neither the client's nor the console's types behind).
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { loadConfig } from "../src/config/index.js";
 import { prepareDatabase } from "../src/database.js";
-import { buildApp } from "../src/http/app.js";
+import { buildApp } from "../src/http/index.js";
 import { openPglite } from "../src/platform/db/index.js";
 
 const TARGET = fileURLToPath(new URL("../clients/typescript/src/generated/openapi.ts", import.meta.url));
@@ -34,7 +35,7 @@ if (process.argv.includes("--check")) {
     process.stderr.write(`${TARGET} is stale against the server's /openapi.json: run npm run client:types\n`);
     process.exit(1);
   }
-  process.stdout.write("client types match the server's /openapi.json\n");
+  process.stdout.write("client and console types match the server's /openapi.json\n");
 } else {
   await writeFile(TARGET, types);
   process.stdout.write(`wrote ${TARGET}\n`);

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { exampleCatalogRequest } from "../src/catalog/index.js";
 import { loadConfig } from "../src/config/index.js";
 import { prepareDatabase } from "../src/database.js";
-import { buildApp } from "../src/http/app.js";
+import { buildApp } from "../src/http/index.js";
 import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
 import { openPglite } from "../src/platform/db/index.js";
 import { createWorkspace } from "../src/workspaces/index.js";

@@ -1,5 +1,6 @@
-// Wiring shared by the composition roots (main.ts, the HTTP app): how domain modules that
-// must not import each other are connected.
+// Wiring shared by the composition roots (main.ts, the HTTP app, the test and bench harnesses):
+// how domain modules that must not import each other are connected. Importing this file wires
+// nothing: each entry point calls wireModules() before its first write.
 import { purgeExpiredUses } from "./artifacts/index.js";
 import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
@@ -13,21 +14,30 @@ import {
   type Models,
 } from "./models/index.js";
 import type { Db } from "./platform/db/index.js";
-import { BACKFILL_JOB, backfillHandler } from "./records/backfill.js";
-import { storedContracts } from "./records/contracts.js";
-import { spaceIndexes } from "./records/embedding-index.js";
-import { enrichHandler } from "./records/enrich.js";
-import { ENRICH_JOB, onRecordsReady } from "./records/index.js";
-import { REINDEX_JOB, reindexHandler } from "./records/reindex.js";
-import { sealDeferredVectors } from "./records/vector-seal.js";
+import {
+  BACKFILL_JOB,
+  backfillHandler,
+  ENRICH_JOB,
+  enrichHandler,
+  onRecordsReady,
+  REINDEX_JOB,
+  reindexHandler,
+  sealDeferredVectors,
+  spaceIndexes,
+  storedContracts,
+} from "./records/index.js";
 import { runRetention } from "./retention/index.js";
-import { fieldIndexes, reconcileFieldIndexes } from "./search/field-indexes.js";
-import type { JobHandler, PeriodicTask } from "./worker/runner.js";
+import { fieldIndexes, reconcileFieldIndexes } from "./search/index.js";
+import type { JobHandler, PeriodicTask } from "./worker/index.js";
 
-// Records turning ready fire the derivations' write and accumulator triggers (the records module
-// cannot import the derivations module, which writes records). Every composition root imports
-// this file, so the hook is in place before any write.
-onRecordsReady(fireReadyTriggers);
+/**
+ * Connects the modules that cannot import each other: records turning ready fire the derivations'
+ * write and accumulator triggers (the records module cannot import the derivations module, which
+ * writes records). A write before this call throws (src/records/ready-hooks.ts). Idempotent.
+ */
+export function wireModules(): void {
+  onRecordsReady(fireReadyTriggers);
+}
 
 export function catalogDeps(
   db: Db,

@@ -4,13 +4,13 @@ import type { FastifyInstance } from "fastify";
 import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
 import type { Config } from "./config/index.js";
 import { openMigratedDatabase } from "./database.js";
-import { catalogDeps, periodicTasks, workerHandlers } from "./deps.js";
-import { buildApp } from "./http/app.js";
+import { catalogDeps, periodicTasks, wireModules, workerHandlers } from "./deps.js";
+import { buildApp } from "./http/index.js";
 import { createMetrics, type Metrics } from "./metrics/index.js";
 import { type Db, maintenanceWarnings } from "./platform/db/index.js";
 import type { Logger } from "./platform/log.js";
 import { VERSION } from "./version.js";
-import { Worker } from "./worker/runner.js";
+import { Worker } from "./worker/index.js";
 import {
   countWorkspaces,
   createWorkspace,
@@ -76,6 +76,7 @@ export async function startWorker(
   log: Logger,
   options: { except?: string[]; metrics?: Metrics } = {},
 ): Promise<Worker> {
+  wireModules();
   const handlers = await workerHandlers(config, options.metrics?.modelCall);
   for (const kind of options.except ?? []) delete handlers[kind];
   const worker = new Worker({
@@ -92,6 +93,7 @@ export async function startWorker(
 
 export async function startServer(options: ServeOptions): Promise<Server> {
   const { config, log } = options;
+  wireModules();
   const db = await openMigratedDatabase(config, log);
   try {
     await warnIfUnmaintained(db, log);

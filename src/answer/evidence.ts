@@ -1,18 +1,21 @@
-// What an answer may rest on (spec "Cited answer"): one hybrid search (k 20) over the active
+// What an answer may rest on (docs/api.md "`POST /answer`"): one hybrid search (k 20) over the active
 // answerable collections within the request's entities and window, plus, with an anchor, the
 // links of a graph walk (both directions, depth 2, 10 paths). The evidence is rendered like a
 // search's rows (escaped, fenced as untrusted) and only what fits the render budget is shown.
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { ViewDef } from "../catalog/views.js";
+import type { InstalledCatalog, ViewDef } from "../catalog/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { type RowFields, rowRecords } from "../records/index.js";
-import type { SearchDeps } from "../search/execute.js";
-import { walkGraph } from "../search/graph.js";
-import { displayScoreNames, renderRows } from "../search/render.js";
-import { type SearchLimits, search } from "../search/service.js";
+import {
+  displayScoreNames,
+  renderRows,
+  type SearchDeps,
+  type SearchLimits,
+  search,
+  walkGraph,
+} from "../search/index.js";
 import type { AnswerRequest } from "./request.js";
 
-/** Spec Limits "answer budget" and "answer graph context". */
+/** docs/api.md "Limits", row answer: k 20; graph depth 2, 10 paths. */
 export const ANSWER_K = 20;
 const GRAPH_WALK = { direction: "both", depth: 2, limit: 10, predicates: [] as string[] } as const;
 export const EVIDENCE_TAG = "evidence";

@@ -16,7 +16,7 @@ import { withDeadline } from "../platform/deadline.js";
 import { AppError } from "../platform/errors.js";
 import { EVIDENCE_TAG } from "./evidence.js";
 
-/** Spec Limits "answer budget". */
+/** docs/api.md "Limits", row answer: 150 s. */
 export const ANSWER_WALL_MS = 150_000;
 const CALLS_PER_STEP = 2;
 

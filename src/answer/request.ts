@@ -1,7 +1,7 @@
-// The body of POST /answer (spec "Cited answer"): one JSON Schema serves the route, OpenAPI and
+// The body of POST /answer (docs/api.md "`POST /answer`"): one JSON Schema serves the route, OpenAPI and
 // MCP callers, and answerRequest() checks it again with the rules a schema cannot say.
 //
-// Decisions where the spec is silent:
+// Rules beyond what the schema says:
 // - question and entities items must hold a non-space character; an over-long question is
 //   422 answer_question_too_large (not request_schema), so the schema leaves its length open.
 // - since and until are RFC 3339 date-times with an offset ("timezone-aware") and exclusive

@@ -1,4 +1,4 @@
-// save: true (spec "Cited answer"): the answer kept as one keyed record of `syntheses`, entity
+// save: true (docs/api.md "`POST /answer`"): the answer kept as one keyed record of `syntheses`, entity
 // `answer`, type `synthesis`, key `answer:<sha256 of the question and the window>`, citing and
 // derived from the records it cites; asking the same again writes its successor.
 // The record's text is the answer; its content the question, the retrieval query, the gaps and

@@ -2,15 +2,18 @@
 // results) rendered as escaped rows within their token budgets, filled into the template. No
 // model is called; the same inputs give the same bytes (rows in a fixed order, UTC seconds,
 // scores to 2 decimals). A document block fires the entity's read triggers, as GET /document.
-import type { ArtifactBlock, DocumentBlock, ViewBlock } from "../catalog/artifacts.js";
 import {
+  type ArtifactBlock,
   activeArtifact,
+  type DocumentBlock,
+  fillTemplate,
   type InstalledCatalog,
   type ResolvedArtifact,
   requireCatalog,
+  type ViewBlock,
+  validateArguments,
+  valueText,
 } from "../catalog/index.js";
-import { validateArguments } from "../catalog/params.js";
-import { fillTemplate, valueText } from "../catalog/views.js";
 import { type FreshnessEntry, readFreshness } from "../derivations/index.js";
 import { currentHeads, type HeadRow, rowRecords } from "../records/index.js";
 import {
@@ -19,8 +22,9 @@ import {
   escapeMarkup,
   type RowRecord,
   renderRows,
-} from "../search/render.js";
-import { runView, type ViewDeps } from "../search/service.js";
+  runView,
+  type ViewDeps,
+} from "../search/index.js";
 
 export interface ArtifactDeps extends ViewDeps {
   /** DOCUMENT_MAX_RECORDS: a document block reads at most this many current records. */

@@ -3,8 +3,7 @@
 // parameters>`, derived_from the records used), with its manifest beside it. Snapshotting again
 // writes a successor; GET /artifacts/{name} reads the current one.
 import { randomUUID } from "node:crypto";
-import { activeArtifact, type ResolvedArtifact, requireCatalog } from "../catalog/index.js";
-import { queryArguments } from "../catalog/params.js";
+import { activeArtifact, queryArguments, type ResolvedArtifact, requireCatalog } from "../catalog/index.js";
 import { AppError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
 import { ownRecord, writeRows } from "../records/index.js";

@@ -1,4 +1,4 @@
-// The artifacts module's statements: snapshots, uses and purge.
+// The artifacts module's statements: snapshots, uses, purge and what an erasure changes (erasure.ts).
 
 export const INSERT_SNAPSHOT = `
   INSERT INTO artifact_snapshots (workspace_id, id, record_id, artifact, version, manifest)
@@ -47,3 +47,18 @@ export const FORGET_TARGET_HEADS = `
     HAVING bool_or((h.head->>'record_id')::uuid = ANY($2::uuid[]))
   ) kept
   WHERE u.workspace_id = $1 AND u.id = kept.id`;
+
+/**
+ * Erasure: uses naming a snapshot that no longer exists. Every use of the workspace with a
+ * snapshot is looked at (uses expire after ARTIFACT_USE_RETENTION_DAYS), so a reference an
+ * earlier erasure left behind goes too.
+ */
+export const FORGET_SNAPSHOTS = `
+  UPDATE artifact_uses u SET snapshot_id = NULL
+  WHERE u.workspace_id = $1 AND u.snapshot_id IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM artifact_snapshots s WHERE s.workspace_id = $1 AND s.id = u.snapshot_id)`;
+
+/** Erasure: learning targets on an entity whose records are all gone: the target names the entity. */
+export const FORGET_ENTITY_TARGETS = `
+  UPDATE artifact_uses SET learning_target = NULL
+  WHERE workspace_id = $1 AND learning_target IS NOT NULL AND learning_target->>'entity' = ANY($2::text[])`;

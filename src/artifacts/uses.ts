@@ -7,7 +7,7 @@ import { listedArtifact } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { sha256Hex } from "../platform/hash.js";
-import { isUuid } from "../records/index.js";
+import { isUuid } from "../platform/input.js";
 import { type ArtifactDeps, type Render, renderFor, renderRequest } from "./render.js";
 import { snapshotFor, snapshotTarget } from "./snapshots.js";
 import * as sql from "./sql.js";

@@ -6,9 +6,7 @@ import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
-import { readCatalogDirectory } from "../catalog/directory.js";
-import { loadCatalog } from "../catalog/load.js";
-import { PACKAGE_NAME } from "../catalog/manifest.js";
+import { loadCatalog, PACKAGE_NAME, readCatalogDirectory } from "../catalog/index.js";
 import { CliError } from "./run.js";
 
 export const TEMPLATE_DIR = fileURLToPath(new URL("./catalog-template/", import.meta.url));

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { readCatalogDirectory } from "../catalog/directory.js";
+import { readCatalogDirectory } from "../catalog/index.js";
 import { DEFAULT_PACKAGE_NAME, initCatalog, initReport } from "./catalog-init.js";
 import { CliError } from "./run.js";
 

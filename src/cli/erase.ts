@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { eraseRequest } from "../erasure/index.js";
-import { getRecord, isUuid } from "../records/index.js";
+import { isUuid } from "../platform/input.js";
+import { getRecord } from "../records/index.js";
 import { requireWorkspaceByName } from "../workspaces/index.js";
 import { CliError, commandContext } from "./run.js";
 import { withDatabase } from "./workspace.js";

@@ -47,7 +47,10 @@ function printCreated(created: CreatedKey, json: boolean | undefined): void {
   );
 }
 
-/** `engram key create|list|revoke` (CONVENTIONS "Keys and operations"). */
+/**
+ * `engram key create|list|revoke` (docs/api.md "Keys: several per workspace, read-only, expiring,
+ * revocable").
+ */
 export function keyCommand(): Command {
   const command = new Command("key").description("create, list and revoke a workspace's keys");
   const workspaceOption = () => new Option("--workspace <name>", "the workspace").makeOptionMandatory();

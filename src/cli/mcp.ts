@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import type { ApiTarget } from "../mcp/stdio.js";
+import type { ApiTarget } from "../mcp/index.js";
 import { apiTarget } from "./catalog.js";
 import { CliError } from "./run.js";
 
@@ -23,7 +23,7 @@ async function check({ url, key }: ApiTarget): Promise<string> {
     );
   }
   const body = (await response.json()) as ToolsEnvelope;
-  const { SUPPORTED_REVISIONS } = await import("../mcp/server.js");
+  const { SUPPORTED_REVISIONS } = await import("../mcp/index.js");
   const mcp = body.interface;
   return [
     `api: ${url}`,
@@ -48,7 +48,7 @@ export function mcpCommand(): Command {
         return;
       }
       // Loaded here: the MCP SDK is what no other command needs.
-      const { serveStdioAdapter } = await import("../mcp/stdio.js");
+      const { serveStdioAdapter } = await import("../mcp/index.js");
       await serveStdioAdapter(target, (message) => process.stderr.write(`${message}\n`)).catch((error) => {
         throw error instanceof CliError
           ? error

@@ -46,7 +46,7 @@ export function workerCommand(): Command {
 async function metricsListener(db: Db, token: string, host: string, port: number) {
   const [{ createMetrics }, { buildMetricsApp }] = await Promise.all([
     import("../metrics/index.js"),
-    import("../http/metrics-app.js"),
+    import("../http/index.js"),
   ]);
   const metrics = createMetrics(db);
   const app = buildMetricsApp({ db, metrics, token });

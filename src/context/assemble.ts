@@ -1,9 +1,8 @@
-// GET /context (spec "Context assembly", CONVENTIONS "Answers and context"): what an agent needs
-// about one entity each turn, packed into a token budget. No model is called (the relevant
-// search embeds the task like any search) and nothing is written: a consumer's cursor is read,
-// never moved.
+// GET /context (docs/api.md "`GET /context`"): what an agent needs about one entity each turn,
+// packed into a token budget. No model is called (the relevant search embeds the task like any
+// search) and nothing is written: a consumer's cursor is read, never moved.
 //
-// Decisions where the spec is silent:
+// The components, as docs/api.md lists them:
 // - state: the entity's current active beliefs (GET /document's, tombstones left out), ordered
 //   by collection and key; relevant: a hybrid search for task within the entity over the
 //   visible collections, k 20, best first; recent: the entity's newest active records (at most
@@ -12,16 +11,13 @@
 //   oldest first. A consumer last read with other filters is 409 cursor_scope, as GET /delta.
 // - components lists every component asked for (relevant only with task, delta only with
 //   consumer); record_ids are the records rendered there; input_record_ids all of them in order.
-import { requireCatalog } from "../catalog/index.js";
-import { FENCE_TAG } from "../catalog/search-spec.js";
+import { FENCE_TAG, requireCatalog } from "../catalog/index.js";
 import { validationError } from "../platform/errors.js";
 import { currentHeads, delta, rowRecords, timeline } from "../records/index.js";
-import type { SearchDeps } from "../search/execute.js";
-import { displayScoreNames } from "../search/render.js";
-import { type SearchLimits, search } from "../search/service.js";
+import { displayScoreNames, type SearchDeps, type SearchLimits, search } from "../search/index.js";
 import { type ComponentRows, dedupe, packComponents } from "./pack.js";
 
-/** budget when none is given (CONVENTIONS), lowered to RENDER_BUDGET_TOKENS when that is lower. */
+/** budget when none is given (docs/api.md "`GET /context`"), lowered to RENDER_BUDGET_TOKENS if lower. */
 export const DEFAULT_CONTEXT_BUDGET = 4000;
 const RELEVANT_K = 20;
 const RECENT_LIMIT = 50;

@@ -1,4 +1,4 @@
-// Packs the context components into one token budget (CONVENTIONS "Answers and context"):
+// Packs the context components into one token budget (docs/api.md "`GET /context`"):
 // - Components render in order, each as bare search-rendering rows (escaped, one line a
 //   record, a truncation row when cut), joined by a newline, inside the fence when one is given.
 // - Shares of the budget left after the fence: state 40%, relevant 35%, recent 25%; with a
@@ -15,7 +15,7 @@ import {
   renderRows,
   wrapLines,
   wrapper,
-} from "../search/render.js";
+} from "../search/index.js";
 
 export type ComponentName = "state" | "relevant" | "recent" | "delta";
 

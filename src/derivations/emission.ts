@@ -12,12 +12,11 @@
 // - at most emit.max_records rows.
 // With complete: true every declared key must be covered, else the run fails `emission`; a
 // non-empty output whose rows are all rejected fails too.
-import type { EmitDef } from "../catalog/derivations.js";
-import type { CollectionDef } from "../catalog/types.js";
+import type { CollectionDef, EmitDef } from "../catalog/index.js";
 import { canonicalJson } from "../platform/hash.js";
 import { inputProblems } from "../platform/input.js";
 import { compileSchema } from "../platform/schema.js";
-import { ROW_LIMITS } from "../records/row-schema.js";
+import { ROW_LIMITS } from "../records/index.js";
 import { RunFailure } from "./failure.js";
 
 export interface EmittedRow {

@@ -1,12 +1,10 @@
 // What an entity read (GET /document; artifact renders) says about the derivations feeding it,
 // and the read triggers it fires: one pass per derivation that a listed read or accumulator
 // trigger feeds into the collections read (CONVENTIONS.md, GET /document freshness).
-import type { DerivationDef } from "../catalog/derivations.js";
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { TriggerDef } from "../catalog/triggers.js";
+import type { DerivationDef, InstalledCatalog, TriggerDef } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
+import { liveJob } from "../worker/index.js";
 import { deriveJobKey, enqueueDerivation } from "./queue.js";
-import * as sql from "./sql.js";
 import { evidenceState, listedTriggers, watermarkOf } from "./triggers.js";
 
 export interface FreshnessEntry {
@@ -57,9 +55,7 @@ export async function readFreshness(
         }),
       );
     }
-    const job = (
-      await db.query<{ id: string; state: string }>(sql.LIVE_JOB, [workspaceId, deriveJobKey(name, entity)])
-    ).rows[0];
+    const job = await liveJob(db, workspaceId, deriveJobKey(name, entity));
     entries.push({
       derivation: name,
       watermark_seq: watermark,

@@ -1,6 +1,6 @@
 // The active heads of a derivation's emission collection for one entity: the basis a run reads
 // (its read receipt) and what promotion checks again before it writes.
-import type { EmitDef } from "../catalog/derivations.js";
+import type { EmitDef } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import type { BasisHead } from "./emission.js";
 import * as sql from "./sql.js";

@@ -1,5 +1,11 @@
+export {
+  forgetDerivationJobs,
+  forgetDerivationState,
+  holdOffDerivations,
+  scrubRuns,
+  stopRunningDerivations,
+} from "./erasure.js";
 export { type FreshnessEntry, readFreshness } from "./freshness.js";
-export { holdOffDerivations } from "./hold-off.js";
 export { DERIVE_JOB, deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
 export { type DeriveOptions, deriveHandler } from "./run.js";
 export { getRun, listRuns, type RunsQuery } from "./runs.js";

@@ -1,7 +1,7 @@
 // Derivation jobs: one queue entry per (derivation, entity), durably coalesced, with trigger
 // cooldowns measured from the last time a job was queued for that pair.
 import type { Queryable } from "../platform/db/index.js";
-import { type EnqueueResult, enqueue } from "../worker/queue.js";
+import { type EnqueueResult, enqueue, mergeReasons } from "../worker/index.js";
 import * as sql from "./sql.js";
 
 /** Worker job kind of a derivation run. */
@@ -66,7 +66,7 @@ export async function enqueueDerivation(tx: Queryable, request: DeriveRequest): 
     runAfter,
   });
   if (result.coalesced) {
-    await tx.query(sql.MERGE_REASONS, [workspaceId, result.jobId, JSON.stringify([request.reason])]);
+    await mergeReasons(tx, { workspaceId, jobId: result.jobId, reasons: [request.reason] });
   } else {
     await tx.query(sql.SET_QUEUED_AT, [workspaceId, derivation, entity, runAfter]);
   }

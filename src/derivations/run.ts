@@ -5,14 +5,27 @@
 // classification. Model calls happen outside transactions; every commit is fenced on the job's
 // lease and on the pair's generation (a rebind or an erasure in between holds the run off).
 import { randomUUID } from "node:crypto";
-import { type DerivationDef, modelAlias } from "../catalog/derivations.js";
-import { activeCollection, confirmCatalog, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import {
+  activeCollection,
+  confirmCatalog,
+  type DerivationDef,
+  type InstalledCatalog,
+  modelAlias,
+  requireCatalog,
+} from "../catalog/index.js";
 import type { Models } from "../models/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { hashJson } from "../platform/hash.js";
 import { insertRecords, lastSeq, lockSeq, type NewRecord } from "../records/index.js";
-import { endJob, fence, type Job, LeaseLostError, succeed } from "../worker/queue.js";
-import type { JobContext, JobHandler } from "../worker/runner.js";
+import {
+  endJob,
+  fence,
+  type Job,
+  type JobContext,
+  type JobHandler,
+  LeaseLostError,
+  succeed,
+} from "../worker/index.js";
 import { type BasisHead, type Emission, keyedDivergence, planEmission } from "./emission.js";
 import { isTransient, RunFailure, type Usage } from "./failure.js";
 import { activeHeads, listHeads } from "./heads.js";

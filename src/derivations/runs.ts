@@ -5,7 +5,7 @@ import type { InstalledCatalog } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
-import { isUuid } from "../records/validate.js";
+import { isUuid } from "../platform/input.js";
 import * as sql from "./sql.js";
 
 export interface RunRow {

@@ -1,11 +1,17 @@
 // The requests of derivations: a manual run, promotion of a reviewed run's drafts, rebinding a
 // changes watermark, and the document with its freshness (and its read triggers).
 import { randomUUID } from "node:crypto";
-import type { ArtifactDef } from "../catalog/artifacts.js";
-import { activeArtifact, activeCollection, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
+import {
+  type ArtifactDef,
+  activeArtifact,
+  activeCollection,
+  type InstalledCatalog,
+  requireCatalog,
+} from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
+import type { Workspace } from "../platform/workspace.js";
 import {
   appendSystemRecord,
   currentDocument,
@@ -13,7 +19,6 @@ import {
   lockSeq,
   type NewRecord,
 } from "../records/index.js";
-import type { Workspace } from "../workspaces/index.js";
 import { readFreshness } from "./freshness.js";
 import { activeHeads } from "./heads.js";
 import { enqueueDerivation, lockState } from "./queue.js";

@@ -9,9 +9,9 @@
 // - current: the entity's current keyed values (an unready head hides its slot: current-ness is
 //   decided before readiness); the same bounds as snapshot.
 // Passing max_retrieved_records or max_visible_records fails the run `limits`.
-import type { DerivationDef, DerivationSource } from "../catalog/derivations.js";
+import type { DerivationDef, DerivationSource } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
-import { countRenderTokens, renderRow } from "../search/render.js";
+import { countRenderTokens, renderRow } from "../search/index.js";
 import { RunFailure } from "./failure.js";
 import * as sql from "./sql.js";
 

@@ -1,5 +1,5 @@
-// SQL owned by the derivations module: runs, per-(derivation, entity) state, evidence reads and
-// trigger checks.
+// SQL owned by the derivations module: runs, per-(derivation, entity) state, evidence reads,
+// trigger checks, and what an erasure changes in runs and state (erasure.ts).
 
 /** A record this derivation wrote itself (its own output is never new evidence for it). */
 // The workspace is $1 in every statement using it, named outright so that Citus routes the
@@ -41,18 +41,6 @@ export const REBIND_STATE = `
   WHERE workspace_id = $1 AND derivation = $2 AND entity = $3
   RETURNING ${STATE_COLUMNS}`;
 
-/** Adds trigger reasons to a queued job that a new request coalesced into. */
-export const MERGE_REASONS = `
-  UPDATE jobs SET payload = jsonb_set(payload, '{reasons}', (
-    SELECT COALESCE(jsonb_agg(DISTINCT reason), '[]'::jsonb)
-    FROM jsonb_array_elements(COALESCE(payload->'reasons', '[]'::jsonb) || $3::jsonb) AS reason))
-  WHERE workspace_id = $1 AND id = $2`;
-
-/** Entities whose queued derivation job (by coalesce key) already lists a reason. */
-export const QUEUED_WITH_REASON = `
-  SELECT payload->>'entity' AS entity FROM jobs
-  WHERE workspace_id = $1 AND coalesce_key = ANY($2::text[]) AND state = 'queued' AND payload->'reasons' @> $3::jsonb`;
-
 /**
  * Per entity: the summed metric of ready evidence above the watermark. The sum is a subquery per
  * entity so that it always reads that entity's rows by (entity, seq): as a join, with planner
@@ -82,17 +70,15 @@ export const DIRTY_ENTITIES = `
     AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$3")}
   ORDER BY r.entity LIMIT $4`;
 
+/** Every workspace, in a stable order: a cron pass looks at each one's triggers. */
+export const WORKSPACE_IDS = "SELECT id FROM workspaces ORDER BY id";
+
 /** Claims a cron tick newer than the last one fired; fired is false on first sight (inserted). */
 export const CLAIM_TICK = `
   INSERT INTO trigger_ticks (workspace_id, trigger, last_tick) VALUES ($1, $2, $3)
   ON CONFLICT (workspace_id, trigger) DO UPDATE SET last_tick = excluded.last_tick
     WHERE trigger_ticks.last_tick < excluded.last_tick
   RETURNING (xmax <> 0) AS fired`;
-
-/** The queued or running derivation job of an entity, if any. */
-export const LIVE_JOB = `
-  SELECT id, state FROM jobs WHERE workspace_id = $1 AND coalesce_key = $2 AND state IN ('queued', 'running')
-  ORDER BY state DESC, created_at LIMIT 1`;
 
 export const RUN_IDS_OF = `SELECT id, derivation FROM runs WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
 
@@ -193,7 +179,82 @@ export const FORGET_STATE = `
 
 export const FORGET_RUNS = "DELETE FROM runs WHERE workspace_id = $1 AND entity = $2";
 
-/** Erasure: queued derivation jobs of these entities are cancelled. */
-export const CANCEL_QUEUED = `
-  UPDATE jobs SET state = 'cancelled', finished_at = now(), updated_at = now(), last_error = $4
-  WHERE workspace_id = $1 AND kind = $2 AND state = 'queued' AND payload->>'entity' = ANY($3::text[])`;
+/** Erasure: the runs of the jobs it stopped ($2) end as the run itself would have ended them: failed, cancelled. */
+export const CANCEL_STOPPED_RUNS = `
+  UPDATE runs SET status = 'failed', failure = 'cancelled', failure_detail = $3, finished_at = now()
+  WHERE workspace_id = $1 AND job_id = ANY($2::uuid[]) AND status = 'running'`;
+
+/** Erasure: a forgotten entity's (derivation, entity) pairs: watermark, scope hash, generation, cooldown. */
+export const FORGET_ENTITIES_STATE =
+  "DELETE FROM derivation_state WHERE workspace_id = $1 AND entity = ANY($2::text[])";
+
+/** Erasure: a forgotten entity's run audits (its records, the runs' output included, are all gone). */
+export const FORGET_ENTITIES_RUNS = "DELETE FROM runs WHERE workspace_id = $1 AND entity = ANY($2::text[])";
+
+/** A uuid anywhere in a text (the ids a run's audit or an error message holds). */
+const UUID_RE = "'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'";
+
+/**
+ * Whether the jsonb value names one of the erased ids $3 (lower-case text), itself or as an
+ * object's value. A searched CASE, not `CASE x WHEN …`: Citus 13 sends a simple CASE nested in
+ * subqueries to its shard as `WHEN NULL::boolean` (the query then fails: text = boolean).
+ */
+function namesErased(value: string): string {
+  return `(CASE
+    WHEN jsonb_typeof(${value}) = 'string' THEN lower(${value} #>> '{}') = ANY($3::text[])
+    WHEN jsonb_typeof(${value}) = 'object' THEN EXISTS (SELECT 1 FROM jsonb_each_text(${value}) AS v(k, t) WHERE lower(v.t) = ANY($3::text[]))
+    ELSE false END)`;
+}
+
+/** The jsonb array without the entries that name an erased id (order kept). */
+function keptEntries(array: string): string {
+  return `(SELECT COALESCE(jsonb_agg(x.e ORDER BY x.n), '[]'::jsonb)
+    FROM jsonb_array_elements(${array}) WITH ORDINALITY AS x(e, n) WHERE NOT ${namesErased("x.e")})`;
+}
+
+/** The document with the array at path (if there is one) scrubbed by keptEntries. */
+function scrubbedAt(doc: string, path: string): string {
+  return `CASE WHEN jsonb_typeof(${doc} #> '${path}') = 'array'
+    THEN jsonb_set(${doc}, '${path}', ${keptEntries(`${doc} #> '${path}'`)}) ELSE ${doc} END`;
+}
+
+/** A uuid array without the erased ids (order kept). */
+function keptIds(array: string): string {
+  return `ARRAY(SELECT u.id FROM unnest(${array}) WITH ORDINALITY AS u(id, n)
+    WHERE NOT (u.id::text = ANY($3::text[])) ORDER BY u.n)`;
+}
+
+/**
+ * Erasure: the run audits of entities that keep records ($2) forget the erased ids ($3, lower-case text):
+ * cited and output ids, the ids each source showed, and the entries of the read receipt's and the
+ * emission's head lists, divergences and promotions that name one; an error text naming one is
+ * replaced by $4. A run only ever reads, cites and writes records of its own entity, so the runs of
+ * the affected entities are the only ones that can name them; of those, the ones naming an
+ * erased id anywhere are rewritten. Counts (read_receipt.sources) stay as they were.
+ */
+export const SCRUB_RUNS = `
+  UPDATE runs SET citations = s.citations, output_ids = s.output_ids, read_receipt = s.read_receipt,
+    emission = s.emission, visible_sources = s.visible_sources, failure_detail = s.failure_detail
+  FROM (
+    SELECT r.id, ${keptIds("r.citations")} AS citations, ${keptIds("r.output_ids")} AS output_ids,
+      ${scrubbedAt("r.read_receipt", "{heads}")} AS read_receipt,
+      e4.doc AS emission,
+      CASE WHEN jsonb_typeof(r.visible_sources) = 'array' THEN (
+        SELECT COALESCE(jsonb_agg(CASE WHEN jsonb_typeof(v.e->'record_ids') = 'array'
+          THEN jsonb_set(v.e, '{record_ids}', ${keptEntries("v.e->'record_ids'")}) ELSE v.e END ORDER BY v.n), '[]'::jsonb)
+        FROM jsonb_array_elements(r.visible_sources) WITH ORDINALITY AS v(e, n))
+      ELSE r.visible_sources END AS visible_sources,
+      CASE WHEN EXISTS (SELECT 1 FROM regexp_matches(COALESCE(r.failure_detail, ''), ${UUID_RE}, 'g') AS m(u)
+          WHERE lower(m.u[1]) = ANY($3::text[]))
+        THEN $4::text ELSE r.failure_detail END AS failure_detail
+    FROM runs r
+    CROSS JOIN LATERAL (SELECT ${scrubbedAt("r.emission", "{basis,heads}")} AS doc) e1
+    CROSS JOIN LATERAL (SELECT ${scrubbedAt("e1.doc", "{expected_active_heads}")} AS doc) e2
+    CROSS JOIN LATERAL (SELECT ${scrubbedAt("e2.doc", "{keyed_divergence}")} AS doc) e3
+    CROSS JOIN LATERAL (SELECT ${scrubbedAt("e3.doc", "{promoted}")} AS doc) e4
+    WHERE r.workspace_id = $1 AND r.entity = ANY($2::text[]) AND EXISTS (
+      SELECT 1 FROM regexp_matches(concat_ws(' ', r.citations::text, r.output_ids::text, r.read_receipt::text,
+        r.emission::text, r.visible_sources::text, r.failure_detail), ${UUID_RE}, 'g') AS m(u)
+      WHERE lower(m.u[1]) = ANY($3::text[]))
+  ) s
+  WHERE runs.workspace_id = $1 AND runs.id = s.id`;

@@ -5,10 +5,10 @@
 // - max_total_tokens: the prompt is counted before the call, and the reply is capped to what the
 //   budget has left (maxOutputTokens); usage the provider reports is added after;
 // - max_wall_s: checked before each step, and a call still running at the deadline is abandoned.
-import type { DerivationDef, DerivationTask } from "../catalog/derivations.js";
+import type { DerivationDef, DerivationTask } from "../catalog/index.js";
 import { ModelOutputError, type Models, ModelTransportError } from "../models/index.js";
 import { withDeadline } from "../platform/deadline.js";
-import { countRenderTokens } from "../search/render.js";
+import { countRenderTokens } from "../search/index.js";
 import { RunFailure, type Usage } from "./failure.js";
 import type { ReadResult } from "./sources.js";
 

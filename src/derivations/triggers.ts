@@ -1,13 +1,17 @@
-// Firing triggers (catalog/triggers.ts defines them): write and accumulator triggers run in the
+// Firing triggers (catalog/families/triggers.ts defines them): write and accumulator triggers run in the
 // transaction that makes records ready (records/ready-hooks.ts), read triggers on document and
 // artifact reads, cron triggers on the worker's clock. Only triggers the package lists fire; a
 // derivation's own output never fires its own triggers.
 import { Cron } from "croner";
-import type { DerivationDef } from "../catalog/derivations.js";
-import { activeCatalog, type InstalledCatalog } from "../catalog/index.js";
-import type { TriggerDef } from "../catalog/triggers.js";
+import {
+  activeCatalog,
+  type DerivationDef,
+  type InstalledCatalog,
+  type TriggerDef,
+} from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import type { ReadyHook, ReadyRecord } from "../records/index.js";
+import { queuedWithReason } from "../worker/index.js";
 import { deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
 import * as sql from "./sql.js";
 
@@ -53,12 +57,12 @@ async function queuedFor(
   reason: TriggerReason,
 ): Promise<Set<string>> {
   if (entities.length === 0) return new Set();
-  const { rows } = await tx.query<{ entity: string }>(sql.QUEUED_WITH_REASON, [
-    workspaceId,
-    entities.map((entity) => deriveJobKey(derivation, entity)),
-    JSON.stringify([reason]),
-  ]);
-  return new Set(rows.map((row) => row.entity));
+  return new Set(
+    await queuedWithReason(tx, workspaceId, {
+      coalesceKeys: entities.map((entity) => deriveJobKey(derivation, entity)),
+      reason,
+    }),
+  );
 }
 
 /** The ready hook: write and accumulator triggers for the entities whose records turned ready. */
@@ -180,7 +184,7 @@ export async function claimCronTick(
  * fires (missed ticks are not replayed), once across all workers (the tick row is claimed).
  */
 export async function runCronTriggers(db: Db, now = new Date()): Promise<number> {
-  const { rows: workspaces } = await db.query<{ id: string }>("SELECT id FROM workspaces ORDER BY id");
+  const { rows: workspaces } = await db.query<{ id: string }>(sql.WORKSPACE_IDS);
   let queued = 0;
   for (const { id: workspaceId } of workspaces) {
     const catalog = await activeCatalog(db, workspaceId);

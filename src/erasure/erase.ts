@@ -1,26 +1,22 @@
-// Erasure (spec "Erasure"; CONVENTIONS.md "Erasure and retention"): one transaction under the
-// workspace's seq lock expands the derived_from closure, deletes the records (embeddings, search
-// projection, access marks and artifact snapshots go with them), holds off derivation work,
-// restores keyed predecessors and clears every other trace (traces.ts): pending and finished jobs,
-// run audits, derivation state and cursors of entities left with no record, artifact uses. Then it
+// Erasure (docs/api.md, "Erasure and retention"): one transaction under the workspace's seq lock
+// expands the derived_from closure, deletes the records (embeddings, search projection, access
+// marks and artifact snapshots go with them), holds off derivation work, restores keyed
+// predecessors and clears every other trace (traces.ts): pending and finished jobs, run audits,
+// derivation state and cursors of entities left with no record, artifact uses. Each table's owner
+// forgets what it holds (src/records/erasure.ts, src/derivations/erasure.ts,
+// src/worker/payloads.ts, src/artifacts/erasure.ts); the order below is the erasure's. Then it
 // writes a content-free _system audit. The external-index deletion job is queued after the commit;
 // it also refreshes the planner statistics (statistics.ts). Irreversible.
 import { forgetErased } from "../artifacts/index.js";
-import { holdOffDerivations } from "../derivations/index.js";
+import { holdOffDerivations, scrubRuns, stopRunningDerivations } from "../derivations/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
-import { appendSystemRecord, countSearchable, lockSeq, uncountSearchable } from "../records/index.js";
-import { enqueue } from "../worker/queue.js";
+import { appendSystemRecord, lockSeq, removeRecords, restoreHeads } from "../records/index.js";
+import { enqueue } from "../worker/index.js";
 import { expandClosure } from "./closure.js";
 import { INDEX_DELETE_JOB } from "./index-delete.js";
 import * as sql from "./sql.js";
-import {
-  emptiedEntities,
-  forgetEnrichment,
-  forgetEntities,
-  scrubRuns,
-  stopRunningDerivations,
-} from "./traces.js";
+import { ERROR_GONE, emptiedEntities, forgetEnrichment, forgetEntities } from "./traces.js";
 
 /** What one erasure removed: the ids (never written anywhere; the index-deletion job gets their count) and counts. */
 export interface Removal {
@@ -46,35 +42,10 @@ export interface ErasureResult {
   index_delete_job_id: string;
 }
 
-interface Slot {
-  entity: string;
-  collection: string;
-  key: string | null;
-  status: string;
-}
-
-interface Removed extends Slot {
-  /** created_at as text (sql.DELETE_RECORDS). */
-  created_at: string;
-}
-
-/** The keyed slots the removed rows held, once each. */
-function slotsOf(rows: Slot[]): Slot[] {
-  const slots = new Map<string, Slot>();
-  for (const row of rows) {
-    if (row.key !== null) slots.set(JSON.stringify([row.entity, row.collection, row.key, row.status]), row);
-  }
-  return [...slots.values()];
-}
-
 async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget, maxRecords: number) {
   const seeds = await target.seeds(tx);
   const ids = await expandClosure(tx, workspaceId, seeds, maxRecords);
-  // Their share of the workspace's term statistics goes first (an enrichment of one commits first).
-  await uncountSearchable(tx, workspaceId, ids, { current: true, lock: true });
-  const { rows } =
-    ids.length > 0 ? await tx.query<Removed>(sql.DELETE_RECORDS, [workspaceId, ids]) : { rows: [] };
-  if (ids.length > 0) await tx.query(sql.DELETE_MARKS, [workspaceId, ids]);
+  const rows = await removeRecords(tx, workspaceId, ids);
   const entities = [...new Set(rows.map((row) => row.entity))];
   // An erased entity is held off even when nothing of it was left to delete.
   const held = target.entity === undefined ? entities : [...new Set([...entities, target.entity])];
@@ -88,29 +59,12 @@ async function remove(tx: Queryable, workspaceId: string, target: ErasureTarget,
   const forgotten = await emptiedEntities(tx, workspaceId, held);
   await forgetEntities(tx, workspaceId, forgotten);
   const gone = new Set(forgotten);
-  await scrubRuns(
-    tx,
-    workspaceId,
-    entities.filter((entity) => !gone.has(entity)),
+  await scrubRuns(tx, workspaceId, {
+    entities: entities.filter((entity) => !gone.has(entity)),
     ids,
-  );
-  let headsRestored = 0;
-  const slots = slotsOf(rows);
-  if (slots.length > 0) {
-    const dropped = await tx.query<Slot>(sql.DROP_HEADS, [workspaceId, JSON.stringify(slots)]);
-    if (dropped.rows.length > 0) {
-      const restored = await tx.query<{ record_id: string }>(sql.RESTORE_HEADS, [
-        workspaceId,
-        JSON.stringify(dropped.rows),
-      ]);
-      headsRestored = restored.rowCount;
-      await countSearchable(
-        tx,
-        workspaceId,
-        restored.rows.map((row) => row.record_id),
-      );
-    }
-  }
+    errorText: ERROR_GONE,
+  });
+  const headsRestored = await restoreHeads(tx, workspaceId, rows);
   await forgetEnrichment(tx, workspaceId, { ids, createdAt: rows.map((row) => row.created_at) });
   await forgetErased(tx, workspaceId, { ids, entities: forgotten });
   return { ids, seeds: seeds.length, affectedEntities: entities.length, headsRestored, jobsCancelled };

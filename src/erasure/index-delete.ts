@@ -5,9 +5,7 @@
 // the ids: it keeps only their count once run. Before it completes it refreshes the planner
 // statistics, which still sample what the erasure removed (statistics.ts); a failed refresh is
 // retried with the job.
-import { fence, succeed } from "../worker/queue.js";
-import type { JobHandler } from "../worker/runner.js";
-import * as sql from "./sql.js";
+import { fence, type JobHandler, keepRecordCount, succeed } from "../worker/index.js";
 import { refreshStatistics } from "./statistics.js";
 
 export const INDEX_DELETE_JOB = "index_delete";
@@ -17,7 +15,7 @@ export const indexDeleteHandler: JobHandler = async (job, ctx) => {
   await refreshStatistics(ctx.db, job.created_at);
   await ctx.db.transaction(async (tx) => {
     await fence(tx, job, ctx.owner);
-    await tx.query(sql.CLEAR_INDEX_PAYLOAD, [job.workspace_id, job.id]);
+    await keepRecordCount(tx, job);
     await succeed(tx, job, ctx.owner);
   });
 };

@@ -1,6 +1,9 @@
+// buildApp(): the workspace API as one Fastify app: hooks (auth, origins, rate limits, input
+// rules, problem details), the OpenAPI document, and every route of src/contract registered.
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../config/index.js";
-import { catalogDeps, modelsResolver } from "../deps.js";
+import { problemSchema } from "../contract/index.js";
+import { catalogDeps, modelsResolver, wireModules } from "../deps.js";
 import { createMetrics, type Metrics } from "../metrics/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
@@ -15,7 +18,6 @@ import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { sendProblem } from "./problem.js";
 import { registerRateLimit } from "./rate-limit.js";
-import { RESPONSES } from "./responses.js";
 import { answerRoutes } from "./routes/answer.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { backfillRoutes } from "./routes/backfill.js";
@@ -32,7 +34,6 @@ import { recordRoutes } from "./routes/records.js";
 import { reindexRoutes } from "./routes/reindex.js";
 import { searchRoutes } from "./routes/search.js";
 import { workspaceRoutes } from "./routes/workspace.js";
-import { problemSchema } from "./schemas.js";
 
 // Large enough for a full MAX_BATCH_RECORDS batch of ordinary records; larger bodies get 413.
 export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -66,16 +67,11 @@ function trackRoutes(app: FastifyInstance): (url: string) => string[] {
 
 const PROBLEM_REF = { $ref: "Problem#" };
 
-/** Gives every documented route its success body (responses.ts) and problem details otherwise. */
-function documentResponses(app: FastifyInstance): void {
+/** Gives every documented route problem details for 4xx and 5xx beside its own replies (src/contract). */
+function documentProblems(app: FastifyInstance): void {
   app.addHook("onRoute", (route) => {
     if (!route.schema || route.schema.hide) return;
-    const documented = [route.method]
-      .flat()
-      .map((method) => RESPONSES[`${method} ${route.url}`])
-      .find(Boolean);
     route.schema.response = {
-      ...(documented ? { [documented.status]: documented.schema } : {}),
       "4xx": PROBLEM_REF,
       "5xx": PROBLEM_REF,
       ...(route.schema.response as object | undefined),
@@ -84,6 +80,7 @@ function documentResponses(app: FastifyInstance): void {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  wireModules();
   const app = engramFastify({
     logger: deps.config.logLevel === "silent" ? false : loggerOptions(deps.config.logLevel),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -92,7 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     httpPart === "querystring" || httpPart === "params" ? compileQuerySchema(schema) : ajv.compile(schema),
   );
   app.addSchema(problemSchema);
-  documentResponses(app);
+  documentProblems(app);
   closeQueryStrings(app);
   const metrics = deps.config.metricsToken ? (deps.metrics ?? createMetrics(deps.db)) : undefined;
   metricsRoutes(app, { metrics, token: deps.config.metricsToken });

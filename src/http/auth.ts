@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forgetInstall, runAsRequest } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { authenticate, type KeyHolder, type Workspace } from "../workspaces/index.js";
+import type { Workspace } from "../platform/workspace.js";
+import { authenticate, type KeyHolder } from "../workspaces/index.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -56,12 +57,12 @@ export function isStaticPath(path: string): boolean {
   return ["/docs", "/console"].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
-/** Spec Authentication rules 1-3: a workspace key on every route except the public ones. */
+/** A workspace key on every route except the public ones (docs/api.md "Authentication"). */
 export function registerAuth(app: FastifyInstance, db: Db): void {
   app.decorateRequest("workspace", undefined as unknown as Workspace);
   app.decorateRequest("key", undefined as unknown as KeyHolder["key"]);
   // Each request in a scope of its own, where the key lookup leaves the catalog install it read
-  // for the request's first catalog check (src/catalog/request-install.ts); dropped as the
+  // for the request's first catalog check (src/catalog/publishing/request-install.ts); dropped as the
   // response goes, so work the request leaves running reads the catalog itself.
   app.addHook("onRequest", (_request, _reply, done) => runAsRequest(done));
   app.addHook("onSend", async () => forgetInstall());

@@ -12,7 +12,7 @@ export function engramFastify(options: Pick<FastifyServerOptions, "logger" | "bo
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
   });
-  // Response schemas document the contract (responses.ts) and must never strip or coerce a reply.
+  // Reply schemas document the contract (src/contract) and must never strip or coerce a reply.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.setErrorHandler(handleError);
   return app;

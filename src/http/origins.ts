@@ -7,7 +7,7 @@ function isMcpPath(url: string): boolean {
 }
 
 /**
- * Spec Authentication rule 5: every present Origin is checked against the exact list. An
+ * docs/api.md "Browser origins": every present Origin is checked against the exact list. An
  * allowed origin gets CORS headers (preflight included); any other gets none, and on /mcp
  * a 403. Requests without Origin are unaffected.
  */

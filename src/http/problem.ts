@@ -1,30 +1,11 @@
+// Every refusal over HTTP as problem details (src/contract/problem.ts): what a thrown error maps
+// to, the headers a refusal carries, and the refusals Fastify and Node's parser make themselves.
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { PROBLEM_CONTENT_TYPE, problemBody } from "../contract/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { toFieldErrors } from "../platform/schema.js";
-
-export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8";
-
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  code: string;
-  detail: string;
-  [extension: string]: unknown;
-}
-
-export function problemBody(error: AppError): ProblemBody {
-  return {
-    type: "about:blank",
-    title: STATUS_CODES[error.status] ?? "Error",
-    status: error.status,
-    code: error.code,
-    detail: error.detail,
-    ...error.extra,
-  };
-}
 
 // Connection-level failures of the database: the service is unavailable, not broken.
 const DB_DOWN_ERRNOS = new Set([

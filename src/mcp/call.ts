@@ -2,15 +2,18 @@
 // as its REST route. Refusals (anything a REST client would get as 4xx/5xx problem details)
 // come back as AppErrors for the server to turn into isError results.
 import { answer } from "../answer/index.js";
-import { type ArtifactDeps, renderFor } from "../artifacts/render.js";
-import { type InstalledCatalog, listedArtifact } from "../catalog/index.js";
-import { activeCollection } from "../catalog/index-types.js";
-import { validateArguments } from "../catalog/params.js";
+import { type ArtifactDeps, renderFor } from "../artifacts/index.js";
+import {
+  activeCollection,
+  type InstalledCatalog,
+  listedArtifact,
+  validateArguments,
+} from "../catalog/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { compileSchema, toFieldErrors } from "../platform/schema.js";
+import type { Workspace } from "../platform/workspace.js";
 import { getRecord, writeRecords } from "../records/index.js";
-import { runView } from "../search/service.js";
-import type { Workspace } from "../workspaces/index.js";
+import { runView } from "../search/index.js";
 import type { ToolDescriptor } from "./tools.js";
 
 export interface ToolDeps extends ArtifactDeps {
@@ -63,7 +66,7 @@ async function ingest(deps: ToolDeps, call: ToolCall) {
 /** Runs the call; the result is what the REST route of the tool's kind answers. */
 export async function runTool(deps: ToolDeps, call: ToolCall): Promise<unknown> {
   const { catalog, tool, workspace } = call;
-  // The destination of an ingest is the tool's: a collection argument is discarded (spec).
+  // The destination of an ingest is the tool's: a collection argument is discarded (docs/api.md "MCP").
   const { collection: _discarded, ...rest } = call.args;
   const args = tool.kind === "ingest" ? rest : call.args;
   checkArguments(tool, args);

@@ -1,12 +1,8 @@
-// GET /tools: the discovery envelope of the workspace's agent tools (spec "Discovery").
-import type { LoadedCatalog } from "../catalog/index.js";
-import { ref } from "../catalog/types.js";
-import { anyObject, bool, listOf, orNull, type Schema, str } from "../http/schema-parts.js";
-import { shape } from "../http/shape.js";
+// GET /tools: the discovery envelope of the workspace's agent tools (docs/api.md "GET /tools"),
+// whose schema is src/contract/tools.ts.
+import { type LoadedCatalog, ref } from "../catalog/index.js";
+import { TOOLS_PROTOCOL } from "../contract/index.js";
 import { keyTools } from "./tools.js";
-
-/** Versions only this envelope, not the MCP wire revision (CONVENTIONS "Name and prefix"). */
-export const TOOLS_PROTOCOL = "engram.mcp/v1";
 
 /** The envelope as a key sees it: a read-only key's lists no tool that writes. */
 export function toolsDiscovery(catalog: LoadedCatalog, readOnly: boolean) {
@@ -26,29 +22,3 @@ export function toolsDiscovery(catalog: LoadedCatalog, readOnly: boolean) {
     tools: keyTools(catalog, readOnly),
   };
 }
-
-const hints = shape({ readOnlyHint: bool, destructiveHint: bool, idempotentHint: bool, openWorldHint: bool });
-
-/** The documented body of GET /tools. */
-export const TOOLS_DISCOVERY_SCHEMA: Schema = shape({
-  protocol: { const: TOOLS_PROTOCOL },
-  package: shape({ name: str, version: str, hash: str }),
-  interface: orNull(shape({ name: str, version: { type: "integer" }, hash: str })),
-  catalog_hash: str,
-  tools: listOf(
-    shape({
-      name: str,
-      kind: { enum: ["view", "artifact", "answer", "record", "ingest"] },
-      title: { type: ["string", "null"] },
-      description: str,
-      binding: shape({
-        kind: str,
-        reference: { type: ["string", "null"] },
-        hash: { type: ["string", "null"] },
-      }),
-      input_schema: anyObject,
-      output_schema: anyObject,
-      annotations: hints,
-    }),
-  ),
-});

@@ -1,15 +1,21 @@
-// The input and output schemas of each tool kind (CONVENTIONS "MCP"), JSON Schema 2020-12.
-// View and artifact inputs are their own parameters; outputs are the REST responses of the
-// route each kind stands for, so a tool result and the REST reply share one contract.
+// The input and output schemas of each tool kind (docs/api.md "MCP"), JSON Schema 2020-12.
+// View and artifact inputs are their own parameters; outputs are the replies (src/contract) of
+// the route each kind stands for, so a tool result and the REST reply share one contract.
 import { ANSWER_REQUEST_SCHEMA } from "../answer/index.js";
-import { parametersInputSchema } from "../catalog/params.js";
-import type { CollectionDef } from "../catalog/types.js";
-import type { ViewKind } from "../catalog/views.js";
-import { ANSWER_RESPONSE_SCHEMA } from "../http/answer-responses.js";
-import { RESPONSES, VIEW_RESPONSES } from "../http/responses.js";
-import { bool, type Schema, uuid } from "../http/schema-parts.js";
-import { shape } from "../http/shape.js";
-import { ROW_SCHEMA } from "../records/row-schema.js";
+import { type CollectionDef, parametersInputSchema, type ViewKind } from "../catalog/index.js";
+import {
+  ANSWER,
+  bool,
+  GET_RECORD,
+  RENDER_ARTIFACT,
+  type RouteContract,
+  type Schema,
+  shape,
+  successBody,
+  uuid,
+  VIEW_RESPONSES,
+} from "../contract/index.js";
+import { ROW_SCHEMA } from "../records/index.js";
 
 export const JSON_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema";
 
@@ -18,10 +24,8 @@ function objectRoot(schema: Schema): Schema {
   return { $schema: JSON_SCHEMA_2020, type: "object", ...schema };
 }
 
-function routeResponse(route: string): Schema {
-  const documented = RESPONSES[route];
-  if (!documented) throw new Error(`no documented response for ${route}`);
-  return objectRoot(documented.schema);
+function routeResponse(route: RouteContract): Schema {
+  return objectRoot(successBody(route));
 }
 
 /** A view tool answers its view kind's reply only (POST /views/{ref}/query answers any kind's). */
@@ -34,14 +38,15 @@ export function viewOutput(kind: ViewKind): Schema {
   return viewOutputs[kind];
 }
 
-export const artifactOutput = routeResponse("POST /artifacts/:name/render");
-export const recordOutput = routeResponse("GET /records/:id");
+export const artifactOutput = routeResponse(RENDER_ARTIFACT);
+export const recordOutput = routeResponse(GET_RECORD);
 
+const answerReply = successBody(ANSWER);
 /** POST /answer's reply; the tool never saves (save is forced false), so saved_id is null. */
 export const answerOutput = objectRoot({
-  ...ANSWER_RESPONSE_SCHEMA,
+  ...answerReply,
   properties: {
-    ...(ANSWER_RESPONSE_SCHEMA.properties as Record<string, Schema>),
+    ...(answerReply.properties as Record<string, Schema>),
     saved_id: { type: "null" },
   },
 });
@@ -58,7 +63,7 @@ export const recordInput = objectRoot({
   additionalProperties: false,
 });
 
-/** POST /answer's body without save: tools answer without writing (spec). */
+/** POST /answer's body without save: tools answer without writing (docs/api.md "MCP"). */
 const { save: _save, ...answerFields } = ANSWER_REQUEST_SCHEMA.properties;
 export const answerInput = objectRoot({ ...ANSWER_REQUEST_SCHEMA, properties: answerFields });
 

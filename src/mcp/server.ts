@@ -1,5 +1,6 @@
 // One MCP server instance per request (stateless): the workspace's current tools, nothing else.
-// No sampling, roots, logging, resources, prompts or server-initiated requests (spec).
+// No sampling, roots, logging, resources, prompts or server-initiated requests (docs/api.md
+// "POST /mcp").
 import {
   type CallToolResult,
   createMcpHandler,
@@ -11,10 +12,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { InstalledCatalog } from "../catalog/index.js";
-import { problemBody } from "../http/problem.js";
+import { problemBody } from "../contract/index.js";
 import { AppError } from "../platform/errors.js";
+import type { Workspace } from "../platform/workspace.js";
 import { VERSION } from "../version.js";
-import type { Workspace } from "../workspaces/index.js";
 import { runTool, type ToolDeps } from "./call.js";
 import { catalogTools, keyTools, type ToolDescriptor } from "./tools.js";
 

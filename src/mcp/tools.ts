@@ -1,9 +1,8 @@
 // The tools a workspace's catalog exposes: the package's MCP interface compiled into typed tool
 // descriptors (GET /tools and tools/list share them). Descriptors depend only on the installed
 // catalog, so they are built once per installed catalog.
-import type { LoadedCatalog } from "../catalog/index.js";
-import type { McpToolDef, McpToolKind } from "../catalog/mcp.js";
-import type { Schema } from "../http/schema-parts.js";
+import type { LoadedCatalog, McpToolDef, McpToolKind } from "../catalog/index.js";
+import type { Schema } from "../contract/index.js";
 import {
   answerInput,
   answerOutput,
@@ -34,7 +33,7 @@ export interface ToolDescriptor {
   annotations: ToolAnnotations;
 }
 
-/** Spec "Agent tool endpoint" and CONVENTIONS "MCP": all closed-world and non-destructive. */
+/** All closed-world and non-destructive (docs/api.md "MCP"); only ingest writes. */
 function annotations(kind: McpToolKind): ToolAnnotations {
   return {
     readOnlyHint: kind !== "ingest",

@@ -5,8 +5,8 @@
 import { Registry } from "prom-client";
 import type { ModelCall } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
-import type { SearchDeps } from "../search/execute.js";
-import type { JobAttempt } from "../worker/runner.js";
+import type { SearchDeps } from "../search/index.js";
+import type { JobAttempt } from "../worker/index.js";
 import { defineMetrics } from "./definitions.js";
 import { processMetrics } from "./process.js";
 import { readAtScrape } from "./scrape.js";

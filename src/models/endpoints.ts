@@ -2,7 +2,7 @@
 // catalog says where its providers send requests and which environment variable they send as
 // the key, but only the operator's MODEL_ENDPOINTS decides which URL may receive which secret.
 // The same rule refuses a catalog at publish and a provider at call time.
-import type { ModelsConf, ProviderDef } from "../catalog/types.js";
+import type { ModelsConf, ProviderDef } from "../catalog/index.js";
 import { endpointUrl, type ModelEndpoint } from "../config/index.js";
 
 /** The openai package's own default endpoint, where a provider without base_url sends. */

@@ -7,7 +7,7 @@
 // never makes us retry with a weaker response_format (spec: no automatic downgrade).
 import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
-import type { ProviderDef } from "../catalog/types.js";
+import type { ProviderDef } from "../catalog/index.js";
 import { OPENAI_DEFAULT_BASE_URL } from "./endpoints.js";
 import { ModelOutputError, ModelTransportError } from "./errors.js";
 import { estimateTokens, firstJsonObject, inputText, parseScoreReply } from "./parse.js";

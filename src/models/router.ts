@@ -2,7 +2,7 @@
 // targets in order on transport failure only, and checks every reply the same way whatever the
 // adapter: vector dimensions, score scale, JSON schema.
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { EmbeddingAlias, ModelAlias, ModelsConf } from "../catalog/types.js";
+import type { EmbeddingAlias, ModelAlias, ModelsConf } from "../catalog/index.js";
 import { ajv } from "../platform/schema.js";
 import { endpointLabel, endpointRefusal } from "./endpoints.js";
 import { type ModelErrorContext, ModelOutputError, ModelTransportError } from "./errors.js";

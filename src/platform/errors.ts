@@ -6,7 +6,8 @@ export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   origin_forbidden: 403,
-  // A read-only key on a route that writes (CONVENTIONS "Keys and operations").
+  // A read-only key on a route that writes (docs/api.md "Keys: several per workspace, read-only,
+  // expiring, revocable").
   key_read_only: 403,
   not_found: 404,
   view_not_found: 404,
@@ -26,7 +27,7 @@ export const ERROR_STATUS = {
   cursor_scope: 409,
   cursor_regression: 409,
   workspace_exists: 409,
-  // engram import: the target workspace holds data already (CONVENTIONS "Keys and operations").
+  // engram import: the target workspace holds data already (docs/export.md "Import").
   workspace_not_empty: 409,
   job_not_retryable: 409,
   erase_too_large: 409,

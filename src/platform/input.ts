@@ -14,6 +14,15 @@ export const INT4_MAX = 2_147_483_647;
  */
 export const SEQ_MAX = Number.MAX_SAFE_INTEGER;
 
+/** A UUID in its canonical text form (any case): record, run and key ids. */
+export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+const UUID = new RegExp(UUID_PATTERN);
+
+/** Whether an id a client sent can be a UUID; checked before a uuid column would refuse it. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
 /** Deepest nesting of objects and arrays in a request body: a record's content keeps 64 levels. */
 export const MAX_INPUT_DEPTH = 72;
 

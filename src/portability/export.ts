@@ -3,6 +3,7 @@
 // line's counts agree with its rows even while clients write); each kind is read a page at a time
 // by its key, so memory holds one page, never the workspace.
 import type { Db, Queryable } from "../platform/db/index.js";
+import { lastSeq } from "../records/index.js";
 import { VERSION } from "../version.js";
 import { type Counts, END, FORMAT, type Header } from "./format.js";
 import { embeddingKind, type RowKind, TABLE_KINDS } from "./kinds.js";
@@ -25,13 +26,13 @@ async function header(tx: Queryable, request: ExportRequest): Promise<Header> {
   const { rows } = await tx.query<{ name: string; id: string; created_at: string }>(sql.WORKSPACE_HEADER, [
     id,
   ]);
-  const counter = await tx.query<{ last_seq: number }>(sql.LAST_SEQ, [id]);
+  const seq = await lastSeq(tx, id);
   const installs = await tx.query<{ installs: string }>(sql.CATALOG_INSTALLS, [id]);
   const workspace = rows[0] as { name: string; id: string; created_at: string };
   return {
     format: FORMAT,
     exported_at: new Date().toISOString(),
-    workspace: { ...workspace, last_seq: Number(counter.rows[0]?.last_seq ?? 0) },
+    workspace: { ...workspace, last_seq: seq },
     entity: request.entity ?? null,
     with_embeddings: request.withEmbeddings === true,
     engram_version: VERSION,

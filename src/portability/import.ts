@@ -13,7 +13,7 @@ import {
 } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { buildTextStats, lockSeq } from "../records/index.js";
+import { buildTextStats, continueCounters, lockSeq } from "../records/index.js";
 import { type CreatedWorkspace, findWorkspaceByName, insertWorkspace } from "../workspaces/index.js";
 import {
   type Counts,
@@ -158,10 +158,10 @@ export async function importWorkspace(
     const loaded = await loadRows(lines, header, { check: rowChecker(catalog), writer });
     const { rows } = await tx.query<{ seq: number }>(sql.MAX_SEQ, [workspace.id]);
     const lastSeq = Math.max(header.workspace.last_seq, Number(rows[0]?.seq ?? 0));
-    await tx.query(sql.FINISH_COUNTER, [workspace.id, lastSeq]);
+    await continueCounters(tx, workspace.id, lastSeq);
     return { workspace, created, catalog, ...loaded, enrichJobs: writer.enrichJobs() };
   });
-  // Built at once rather than by the first search (which would otherwise: FINISH_COUNTER), and
+  // Built at once rather than by the first search (which would otherwise: continueCounters), and
   // before PGlite's maintenance analyzes what the import wrote.
   if (done.catalog) await buildTextStats(db, done.workspace.id, done.catalog);
   // After the commit, as after a publish (src/search/field-indexes.ts).

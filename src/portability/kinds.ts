@@ -4,6 +4,7 @@
 // which rows belong to one entity. Kinds are listed in dependency order: a row's references are
 // on earlier lines. A test holds every column of every per-workspace table to this list, so a
 // migration that adds one must decide here what the format carries.
+import { embeddingExportSql, ofEntityRecordSql, ofEntitySql, SEARCH_TEXT_EXPORT } from "./row-sql.js";
 
 export interface RowKind {
   /** The line's `kind`. */
@@ -23,12 +24,6 @@ export interface RowKind {
    */
   entity: ((param: string) => string) | null;
 }
-
-const OF_ENTITY = (param: string) => `t.entity = ${param}`;
-
-/** Rows keyed by a record id: those of the entity's records ($1 is always the workspace). */
-const OF_ENTITY_RECORD = (param: string) =>
-  `EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = $1 AND r.id = t.record_id AND r.entity = ${param})`;
 
 export const RECORD: RowKind = {
   name: "record",
@@ -61,10 +56,9 @@ export const RECORD: RowKind = {
     "search_length",
     "search_config",
   ],
-  // The full-text vector in tsvector's text form, which reads back exactly (weights, positions).
-  expressions: { search_text: "t.search_text::text" },
+  expressions: { search_text: SEARCH_TEXT_EXPORT },
   key: ["seq"],
-  entity: OF_ENTITY,
+  entity: ofEntitySql,
 };
 
 export const HEAD: RowKind = {
@@ -72,7 +66,7 @@ export const HEAD: RowKind = {
   table: "heads",
   columns: ["entity", "collection", "key", "status", "record_id", "seq", "tombstone"],
   key: ["entity", "collection", "key", "status"],
-  entity: OF_ENTITY,
+  entity: ofEntitySql,
 };
 
 export const RECORD_ACCESS: RowKind = {
@@ -80,7 +74,7 @@ export const RECORD_ACCESS: RowKind = {
   table: "record_access",
   columns: ["record_id", "last_accessed"],
   key: ["record_id"],
-  entity: OF_ENTITY_RECORD,
+  entity: ofEntityRecordSql,
 };
 
 export const CURSOR: RowKind = {
@@ -88,7 +82,7 @@ export const CURSOR: RowKind = {
   table: "cursors",
   columns: ["consumer", "entity", "position", "scope_hash", "updated_at"],
   key: ["consumer"],
-  entity: OF_ENTITY,
+  entity: ofEntitySql,
 };
 
 export const DERIVATION_STATE: RowKind = {
@@ -105,7 +99,7 @@ export const DERIVATION_STATE: RowKind = {
     "updated_at",
   ],
   key: ["derivation", "entity"],
-  entity: OF_ENTITY,
+  entity: ofEntitySql,
 };
 
 export const RUN: RowKind = {
@@ -140,7 +134,7 @@ export const RUN: RowKind = {
     "finished_at",
   ],
   key: ["seq"],
-  entity: OF_ENTITY,
+  entity: ofEntitySql,
 };
 
 export const TRIGGER_TICK: RowKind = {
@@ -204,17 +198,17 @@ export const ARTIFACT_USE: RowKind = {
 
 export const EMBEDDING = "embedding";
 
-/** The vector as a JSON array of numbers whatever the column type (pgvector's text form is one). */
+/** Embedding lines carry the vector as a JSON array of numbers (row-sql.ts). */
 export function embeddingKind(vectorColumn: boolean): RowKind {
   return {
     name: EMBEDDING,
     table: "embeddings",
     columns: ["record_id", "space", "embedding", "created_at"],
-    expressions: { embedding: vectorColumn ? "t.embedding::text::json" : "to_json(t.embedding)" },
+    expressions: { embedding: embeddingExportSql(vectorColumn) },
     // Where the vector sits in the database's own index upkeep (src/records/vector-seal.ts).
     omitted: ["seq", "deferred"],
     key: ["record_id", "space"],
-    entity: OF_ENTITY_RECORD,
+    entity: ofEntityRecordSql,
   };
 }
 

@@ -3,10 +3,11 @@
 // that need enrichment are queued for it in the same transaction (no lost work).
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
-import { BACKFILL_JOB, canDeferVectors, ENRICH_JOB } from "../records/index.js";
-import { enqueue } from "../worker/queue.js";
+import { canDeferVectors, ENRICH_JOB, queueBackfillJob } from "../records/index.js";
+import { enqueue } from "../worker/index.js";
 import { fileError } from "./format.js";
 import { BACKFILL, EMBEDDING, embeddingKind, RECORD, RUN, TABLE_KINDS } from "./kinds.js";
+import { DEFERRED_EMBEDDING, REEMBEDDED_RECORD } from "./row-sql.js";
 import * as sql from "./sql.js";
 
 /** A batch of lines of one kind, as read and as parsed. */
@@ -47,22 +48,12 @@ export function rowWriter(db: Pick<Db, "hasVector" | "distributed">, tx: Queryab
   // finds it: imported unready, with no search projection, as a new write would be.
   const recordSql = sql.importBatchSql(RECORD, {
     extra: ["$3::boolean[]"],
-    values: {
-      ready: "p.ready AND NOT l.x1",
-      search_text: "CASE WHEN l.x1 THEN NULL ELSE p.search_text END",
-      search_length: "CASE WHEN l.x1 THEN NULL ELSE p.search_length END",
-      search_config: "CASE WHEN l.x1 THEN NULL ELSE p.search_config END",
-    },
+    values: REEMBEDDED_RECORD,
   });
   // Vectors are stored deferred where their space's index takes them in bulk later
   // (src/records/vector-seal.ts): one at a time into an HNSW graph costs five times as much.
   const embeddingSql = sql.importBatchSql(embeddingKind(db.hasVector), {
-    values: canDeferVectors(db)
-      ? {
-          deferred: `EXISTS (SELECT 1 FROM vector_indexes x WHERE x.space = p.space
-            AND x.dimensions = vector_dims(p.embedding))`,
-        }
-      : {},
+    values: canDeferVectors(db) ? { deferred: DEFERRED_EMBEDDING } : {},
   });
   // Runs are numbered by the importing database, in the file's order.
   const runSql = sql.importBatchSql(RUN, { skip: ["seq"] });
@@ -101,13 +92,7 @@ export function rowWriter(db: Pick<Db, "hasVector" | "distributed">, tx: Queryab
     await tx.query(plainSql.get(BACKFILL.name) as string, [workspaceId, batch.lines]);
     for (const row of batch.rows) {
       if (row.state !== "queued" && row.state !== "live") continue;
-      const job = await enqueue(tx, {
-        workspaceId,
-        kind: BACKFILL_JOB,
-        payload: { backfill_id: row.id },
-        coalesceKey: `backfill:${row.id}`,
-      });
-      await tx.query(sql.SET_BACKFILL_JOB, [workspaceId, row.id, job.jobId]);
+      await queueBackfillJob(tx, workspaceId, row.id as string);
     }
   }
 

@@ -51,8 +51,6 @@ export function importBatchSql(
 export const WORKSPACE_HEADER =
   "SELECT name, id, to_json(created_at) #>> '{}' AS created_at FROM workspaces WHERE id = $1";
 
-export const LAST_SEQ = "SELECT last_seq FROM workspace_counters WHERE workspace_id = $1";
-
 /** Every install of the workspace with its files, oldest first, as one JSON array. */
 export const CATALOG_INSTALLS = `
   SELECT COALESCE(json_agg(x ORDER BY x.installed_at, x.id), '[]')::text AS installs
@@ -70,13 +68,3 @@ export function holdingsSql(tables: readonly string[]): string {
 }
 
 export const MAX_SEQ = "SELECT COALESCE(max(seq), 0) AS seq FROM records WHERE workspace_id = $1";
-
-/**
- * The counter continues after the exported one (records erased at the top of the source keep their
- * seqs used, so no cursor past them misses a new record); the term statistics are rebuilt once.
- */
-export const FINISH_COUNTER = `
-  UPDATE workspace_counters SET last_seq = $2, text_stats_built = false WHERE workspace_id = $1`;
-
-/** A backfill that was queued or live where it was exported resumes from its cursor under a new job. */
-export const SET_BACKFILL_JOB = "UPDATE backfills SET job_id = $3 WHERE workspace_id = $1 AND id = $2";

@@ -6,11 +6,10 @@
 // (positions and watermarks from 0), ids are uuids, and a record's content satisfies its
 // collection's schema when the imported catalog defines that version (a record of a version no
 // longer listed keeps the content it was written with, as compatibility lets it: any object).
-import type { InstalledCatalog } from "../catalog/index.js";
-import { isZonedTimestamp } from "../catalog/params.js";
-import { INT4_MAX, SEQ_MAX } from "../platform/input.js";
+import { type InstalledCatalog, isZonedTimestamp } from "../catalog/index.js";
+import { INT4_MAX, SEQ_MAX, UUID_PATTERN } from "../platform/input.js";
 import { compileSchema, toFieldErrors, type ValidateFunction } from "../platform/schema.js";
-import { ROW_SCHEMA, UUID_PATTERN } from "../records/row-schema.js";
+import { ROW_SCHEMA } from "../records/index.js";
 import { refuse } from "./format.js";
 import {
   BACKFILL,

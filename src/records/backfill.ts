@@ -2,13 +2,11 @@
 // BACKFILL_BATCH records per pass, never overwriting an existing result. States (spec):
 // queued → live → done (no more records, or max_rows scanned) | cancelled (at a batch
 // boundary) | failed (the target became impossible, e.g. the processor was removed).
-import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
-import type { ProcessorDef } from "../catalog/processors.js";
+import { type InstalledCatalog, type ProcessorDef, requireCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
-import { enqueue, fence, type Job, succeed } from "../worker/queue.js";
-import type { JobContext, JobHandler } from "../worker/runner.js";
-import type { Workspace } from "../workspaces/index.js";
+import type { Workspace } from "../platform/workspace.js";
+import { enqueue, fence, type Job, type JobContext, type JobHandler, succeed } from "../worker/index.js";
 import { canDeferVectors } from "./embedding-index.js";
 import { compute, type EnrichOptions, type PendingRow, plan, subBatches, writeResults } from "./enrich.js";
 import * as sql from "./sql.js";
@@ -85,15 +83,24 @@ export async function startBackfill(
         `a backfill of ${request.processor} over ${request.collection}@${request.version} is already live`,
       );
     }
-    const job = await enqueue(tx, {
-      workspaceId: workspace.id,
-      kind: BACKFILL_JOB,
-      payload: { backfill_id: handle.id },
-      coalesceKey: `backfill:${handle.id}`,
-    });
-    await tx.query(sql.SET_BACKFILL_JOB, [workspace.id, handle.id, job.jobId]);
-    return { ...handle, job_id: job.jobId };
+    return { ...handle, job_id: await queueBackfillJob(tx, workspace.id, handle.id) };
   });
+}
+
+/** Queues the backfill's job (one live job per backfill) and notes it on the backfill; returns its id. */
+export async function queueBackfillJob(
+  tx: Queryable,
+  workspaceId: string,
+  backfillId: string,
+): Promise<string> {
+  const job = await enqueue(tx, {
+    workspaceId,
+    kind: BACKFILL_JOB,
+    payload: { backfill_id: backfillId },
+    coalesceKey: `backfill:${backfillId}`,
+  });
+  await tx.query(sql.SET_BACKFILL_JOB, [workspaceId, backfillId, job.jobId]);
+  return job.jobId;
 }
 
 export async function getBackfill(db: Queryable, workspaceId: string, id: string): Promise<BackfillHandle> {

@@ -1,6 +1,6 @@
 // The records module's side of catalog compatibility: which contracts stored records carry,
 // their content for verification, and moving them forward after an additive change.
-import type { ContractUsage, StoredContracts } from "../catalog/compatibility.js";
+import type { ContractUsage, StoredContracts } from "../catalog/index.js";
 import * as sql from "./sql.js";
 import { SYSTEM_COLLECTION } from "./validate.js";
 

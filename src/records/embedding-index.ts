@@ -8,8 +8,9 @@
 // which deferred rows the index covers: src/records/vector-seal.ts), and scans the deferred rows
 // it does not cover exactly. Without pgvector the column is real[] and searches scan exactly.
 import type { EmbeddingSpace, SpaceIndexes } from "../catalog/index.js";
-import { DatabaseSetupError, type Db, type Queryable, sqlLiteral } from "../platform/db/index.js";
+import { DatabaseSetupError, type Db, type Queryable } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
+import * as sql from "./vector-sql.js";
 
 /** The widest vectors pgvector's HNSW indexes as `vector`, and as half-precision `halfvec`. */
 const VECTOR_INDEX_MAX = 2000;
@@ -38,12 +39,7 @@ export function vectorLiteral(vector: number[]): string {
 export function spaceIndex(column: string, dimensions: number): SpaceIndex | undefined {
   const n = Math.trunc(dimensions);
   const type = n <= VECTOR_INDEX_MAX ? "vector" : n <= HALFVEC_INDEX_MAX ? "halfvec" : undefined;
-  return type && { expression: `(${column}::${type}(${n}))`, type };
-}
-
-/** The partial-index predicate of a space; a query must repeat it for the planner to use the index. */
-export function spacePredicateSql(alias: string, space: string, dimensions: number): string {
-  return `${alias}.space = ${sqlLiteral(space)} AND vector_dims(${alias}.embedding) = ${Math.trunc(dimensions)}`;
+  return type && { expression: sql.typedVectorSql(column, type, n), type };
 }
 
 /** The index names of a space share this prefix; each new build appends how far it covers. */
@@ -56,14 +52,6 @@ export function indexName(space: EmbeddingSpace, builtThrough: number): string {
   return `${indexPrefix(space)}_${builtThrough}`;
 }
 
-/**
- * The rows a space's index holds beside the space predicate: every row not deferred, and the
- * deferred rows up to the seq its build covered (src/records/vector-seal.ts).
- */
-function coveredSql(alias: string, builtThrough: number): string {
-  return `(NOT ${alias}.deferred OR ${alias}.seq <= ${Math.trunc(builtThrough)})`;
-}
-
 // pgvector's default graph (m 16, ef_construction 64). Inserting into it is most of what
 // enrichment costs (2 ms per embedding on a 2-core server at 100k), and sparser graphs are
 // cheaper (m 12 / ef_construction 48: 1.2 ms), but on the bench's filtered workspace-wide reads
@@ -73,14 +61,13 @@ function coveredSql(alias: string, builtThrough: number): string {
 export function createIndexSql(space: EmbeddingSpace, builtThrough: number, concurrently = false): string {
   const index = spaceIndex("embedding", space.dimensions);
   if (!index) throw new Error(`space ${space.space} (${space.dimensions} dimensions) cannot be indexed`);
-  return `CREATE INDEX ${concurrently ? "CONCURRENTLY " : ""}${indexName(space, builtThrough)} ON embeddings
-    USING hnsw (${index.expression} ${index.type}_cosine_ops)
-    WHERE ${spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${coveredSql("embeddings", builtThrough)}`;
+  return sql.createHnswIndexSql({
+    name: indexName(space, builtThrough),
+    index,
+    where: `${sql.spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${sql.coveredSql("embeddings", builtThrough)}`,
+    concurrently,
+  });
 }
-
-// Two workspaces publishing the same new space at once would race on the index name, and two
-// processes starting at once would both convert the column.
-const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.space-indexes', 0))";
 
 /**
  * Gives each space that has no index one covering no deferred row yet, with its row in
@@ -90,18 +77,10 @@ const INDEX_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('engram.sp
 async function createIndexes(tx: Queryable, spaces: EmbeddingSpace[]): Promise<void> {
   for (const space of spaces) {
     if (!spaceIndex("embedding", space.dimensions)) continue;
-    const { rows } = await tx.query(
-      `SELECT 1 FROM vector_indexes WHERE space = $1 AND dimensions = $2
-       UNION ALL SELECT 1 FROM pg_indexes WHERE tablename = 'embeddings' AND indexname = $3`,
-      [space.space, space.dimensions, indexPrefix(space)],
-    );
+    const { rows } = await tx.query(sql.SPACE_INDEXED, [space.space, space.dimensions, indexPrefix(space)]);
     if (rows.length > 0) continue;
     await tx.exec(createIndexSql(space, 0));
-    await tx.query("INSERT INTO vector_indexes (space, dimensions, index_name) VALUES ($1, $2, $3)", [
-      space.space,
-      space.dimensions,
-      indexName(space, 0),
-    ]);
+    await tx.query(sql.INSERT_VECTOR_INDEX, [space.space, space.dimensions, indexName(space, 0)]);
   }
 }
 
@@ -110,7 +89,7 @@ export function spaceIndexes(db: Pick<Db, "hasVector">): SpaceIndexes {
   return {
     async prepare(tx: Queryable, spaces: EmbeddingSpace[]) {
       if (!db.hasVector || spaces.length === 0) return;
-      await tx.query(INDEX_LOCK_SQL);
+      await tx.query(sql.INDEX_LOCK);
       await createIndexes(tx, spaces);
       forgetSpaceStates(db);
     },
@@ -150,10 +129,7 @@ async function spaceState(db: Db, space: string, dimensions: number): Promise<Sp
   const key = `${space}\u0000${dimensions}`;
   const hit = cache.get(key);
   if (hit && performance.now() - hit.at < STATE_TTL_MS) return hit.state;
-  const { rows } = await db.query<SpaceState>(
-    "SELECT index_name, built_through, built_rows FROM vector_indexes WHERE space = $1 AND dimensions = $2",
-    [space, dimensions],
-  );
+  const { rows } = await db.query<SpaceState>(sql.SPACE_STATE, [space, dimensions]);
   cache.set(key, { at: performance.now(), state: rows[0] });
   return rows[0];
 }
@@ -175,27 +151,20 @@ export async function spaceReads(
 ): Promise<SpaceReads | undefined> {
   const index = spaceIndex(`${alias}.embedding`, dimensions);
   if (!index) return undefined;
-  const predicate = spacePredicateSql(alias, space, dimensions);
+  const predicate = sql.spacePredicateSql(alias, space, dimensions);
   const state = await spaceState(db, space, dimensions);
   if (!state) return { ...index, indexed: predicate };
   return {
     ...index,
-    indexed: `${predicate} AND ${coveredSql(alias, state.built_through)}`,
-    tail: `${alias}.deferred AND ${alias}.seq > ${Math.trunc(state.built_through)} AND ${predicate}`,
+    indexed: `${predicate} AND ${sql.coveredSql(alias, state.built_through)}`,
+    tail: sql.deferredTailSql(alias, state.built_through, predicate),
   };
 }
 
 async function storedColumnType(tx: Queryable): Promise<string | undefined> {
-  const { rows } = await tx.query<{ type: string }>(
-    `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
-     WHERE attrelid = 'embeddings'::regclass AND attname = 'embedding'`,
-  );
+  const { rows } = await tx.query<{ type: string }>(sql.STORED_COLUMN_TYPE);
   return rows[0]?.type;
 }
-
-// What a layout change would convert or drop: the stored vectors, and the spaces' HNSW indexes.
-const STORED_SQL = `SELECT (SELECT count(*)::int FROM embeddings) AS rows,
-  (SELECT count(*)::int FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%') AS indexes`;
 
 /** A stored layout change: the column type now, and what it converted, dropped or built. */
 export interface LayoutChange {
@@ -240,27 +209,22 @@ export async function alignEmbeddingLayout(
   const wanted = db.hasVector ? "vector" : "real[]";
   if ((await storedColumnType(db)) === wanted) return undefined;
   return db.transaction(async (tx) => {
-    await tx.query(INDEX_LOCK_SQL);
+    await tx.query(sql.INDEX_LOCK);
     if ((await storedColumnType(tx)) === wanted) return undefined;
-    const { rows: counted } = await tx.query<{ rows: number; indexes: number }>(STORED_SQL);
+    const { rows: counted } = await tx.query<{ rows: number; indexes: number }>(sql.STORED);
     const stored = counted[0] ?? { rows: 0, indexes: 0 };
     if (!options.convert && (stored.rows > 0 || stored.indexes > 0)) throw mismatch(wanted, stored);
     let indexes = stored.indexes;
     if (db.hasVector) {
-      await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE vector USING embedding::vector");
-      const { rows } = await tx.query<EmbeddingSpace>(
-        "SELECT DISTINCT space, vector_dims(embedding) AS dimensions FROM embeddings",
-      );
+      await tx.exec(sql.TO_VECTOR_COLUMN);
+      const { rows } = await tx.query<EmbeddingSpace>(sql.STORED_SPACES);
       await createIndexes(tx, rows);
       indexes = rows.filter((space) => spaceIndex("embedding", space.dimensions)).length;
     } else {
-      const { rows } = await tx.query<{ indexname: string }>(
-        "SELECT indexname FROM pg_indexes WHERE tablename = 'embeddings' AND indexname LIKE 'embeddings\\_hnsw\\_%'",
-      );
-      for (const row of rows) await tx.exec(`DROP INDEX ${row.indexname}`);
-      // Exact scans read every row; nothing is left for a later index build to cover.
-      await tx.exec("DELETE FROM vector_indexes; UPDATE embeddings SET deferred = false WHERE deferred");
-      await tx.exec("ALTER TABLE embeddings ALTER COLUMN embedding TYPE real[] USING embedding::real[]");
+      const { rows } = await tx.query<{ indexname: string }>(sql.HNSW_INDEXES);
+      for (const row of rows) await tx.exec(sql.dropIndexSql(row.indexname, { concurrently: false }));
+      await tx.exec(sql.UNDEFER_ALL);
+      await tx.exec(sql.TO_REAL_COLUMN);
     }
     forgetSpaceStates(db);
     return { column: wanted, rows: stored.rows, indexes };

@@ -3,13 +3,15 @@
 // embedding), so readiness and searchability flip together. Model calls happen outside
 // transactions; every commit is fenced on the job's lease, so a worker that lost its lease
 // writes nothing and no record is enriched twice.
-import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
-import type { ProcessorDef } from "../catalog/processors.js";
-import type { CollectionDef } from "../catalog/types.js";
+import {
+  type CollectionDef,
+  type InstalledCatalog,
+  type ProcessorDef,
+  requireCatalog,
+} from "../catalog/index.js";
 import { ModelOutputError, type Models } from "../models/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
-import { fence, type Job, succeed } from "../worker/queue.js";
-import type { JobContext, JobHandler } from "../worker/runner.js";
+import { fence, type Job, type JobContext, type JobHandler, succeed } from "../worker/index.js";
 import { canDeferVectors, vectorLiteral } from "./embedding-index.js";
 import { ENRICH_JOB } from "./insert.js";
 import { searchDocument, textConfig } from "./projection.js";

@@ -1,13 +1,26 @@
 export { markAccessed } from "./access.js";
-export { BACKFILL_JOB } from "./backfill.js";
+export {
+  BACKFILL_JOB,
+  type BackfillRequest,
+  backfillHandler,
+  cancelBackfill,
+  getBackfill,
+  listBackfills,
+  queueBackfillJob,
+  startBackfill,
+} from "./backfill.js";
+export { storedContracts } from "./contracts.js";
 export {
   alignEmbeddingLayout,
   canDeferVectors,
   type LayoutChange,
+  spaceIndexes,
   spaceReads,
   vectorLiteral,
 } from "./embedding-index.js";
+export { enrichHandler } from "./enrich.js";
 export { type EntityPage, type EntityQuery, listEntities } from "./entities.js";
+export { forgetCursors, type RemovedRecord, removeRecords, restoreHeads } from "./erasure.js";
 export { ENRICH_JOB, type Inserted, insertRecords, lastSeq, lockSeq, type NewRecord } from "./insert.js";
 export { type OwnRow, ownRecord } from "./own.js";
 export {
@@ -23,8 +36,18 @@ export {
   timeline,
 } from "./read.js";
 export { onRecordsReady, type ReadyHook, type ReadyRecord } from "./ready-hooks.js";
-export { appendSystemRecord } from "./reindex.js";
+export {
+  appendSystemRecord,
+  REINDEX_JOB,
+  type ReindexRequest,
+  reindexHandler,
+  startReindex,
+} from "./reindex.js";
 export { type DeltaScope, delta, moveCursor, scopeHash } from "./replay.js";
-export { buildTextStats, countSearchable, TOTALS_LEXEME, uncountSearchable } from "./text-stats.js";
-export { isUuid, SYSTEM_COLLECTION } from "./validate.js";
+export { ROW_LIMITS, ROW_SCHEMA } from "./row-schema.js";
+export { buildTextStats } from "./text-stats.js";
+export { TOTALS_LEXEME } from "./text-stats-sql.js";
+export { SYSTEM_COLLECTION } from "./validate.js";
+export { sealDeferredVectors } from "./vector-seal.js";
+export { continueCounters, createCounters, deleteWorkspaceMarks } from "./workspace-rows.js";
 export { type WriteResult, writeRecords, writeRows } from "./write.js";

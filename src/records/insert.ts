@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
 import { validationError } from "../platform/errors.js";
-import { enqueue } from "../worker/queue.js";
+import { enqueue } from "../worker/index.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";

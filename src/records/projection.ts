@@ -1,8 +1,6 @@
 // What a record contributes to the full-text index: its text and the values of the fields its
 // collection declares with project: true, in the search profile's text configuration.
-import { fieldValue } from "../catalog/collections.js";
-import type { LoadedCatalog } from "../catalog/index.js";
-import type { CollectionDef } from "../catalog/types.js";
+import { type CollectionDef, fieldValue, type LoadedCatalog } from "../catalog/index.js";
 
 export function searchDocument(
   text: string,

@@ -2,8 +2,9 @@
 // slot's history. Another workspace's records are indistinguishable from missing ones.
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
+import { isUuid } from "../platform/input.js";
 import * as sql from "./sql.js";
-import { isUuid, SYSTEM_COLLECTION } from "./validate.js";
+import { SYSTEM_COLLECTION } from "./validate.js";
 
 export type StatusFilter = "active" | "draft" | "all";
 

@@ -1,6 +1,7 @@
 // The JSON Schema of one row of POST /records. validateRows checks every row against it before
 // the catalog's rules (collection, key mode, content schema); the HTTP route declares it too, so
 // OpenAPI publishes the very schema that validates.
+import { UUID_PATTERN } from "../platform/input.js";
 
 // Bounds on what one row may carry (spec: "the complete list of writable fields and their
 // bounds: not shown"). Generous for real use, small enough that one batch stays bounded.
@@ -15,8 +16,6 @@ export const ROW_LIMITS = {
   annotations: 64,
   nameChars: 64,
 } as const;
-
-export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
 const nonBlank = (maxLength: number) =>
   ({ type: "string", minLength: 1, maxLength, pattern: "\\S" }) as const;

@@ -1,4 +1,6 @@
-// SQL owned by the records module.
+// SQL owned by the records module: records and what is kept beside them (heads, cursors,
+// embeddings and their indexes, term statistics, access marks, backfills, the workspace's counters
+// row). Other modules change these tables through the records module's functions.
 
 /**
  * Locks the workspace's sequence counter: concurrent writers of a workspace take turns, and
@@ -111,7 +113,7 @@ export const DELTA = `
   FROM records WHERE ${FILTERS} AND seq > $7
   ORDER BY seq ASC LIMIT $8`;
 
-/** What a rendered row shows of each record (search/render.ts RowRecord), by id. */
+/** What a rendered row shows of each record (search/prompt-rows.ts RowRecord), by id. */
 export const ROW_RECORDS = `
   SELECT id, occurred_at, collection, type, key, scores, text
   FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
@@ -294,7 +296,7 @@ export const MISSING_VECTORS = `
  * 5 ms at 100k records). Only records that still exist are marked, and each is locked as it is
  * read (FOR KEY SHARE, what a foreign key's check would take, in one statement instead of a probe
  * per row): an erasure waits for the mark and then deletes it with the record
- * (src/erasure/sql.ts DELETE_MARKS). A record an erasure is deleting is skipped, not waited for,
+ * (DELETE_MARKS). A record an erasure is deleting is skipped, not waited for,
  * so a mark never waits on an erasure that waits on it. Rows go in id order, so concurrent marks
  * lock the marks they share in one order. Every search makes this write, so its commit does not
  * wait for the disk (synchronous_commit off for this statement's own transaction, set by the
@@ -317,3 +319,65 @@ export const markAccessedSql = (asyncCommit: boolean) => `
   FOR KEY SHARE OF r SKIP LOCKED
   ON CONFLICT (workspace_id, record_id) DO UPDATE SET last_accessed = excluded.last_accessed
     WHERE record_access.last_accessed < excluded.last_accessed`;
+
+/** A new workspace's counters row: its record sequence (LOCK_SEQ) and term statistics flag. */
+export const INSERT_COUNTER = "INSERT INTO workspace_counters (workspace_id) VALUES ($1)";
+
+/**
+ * An import: the counter continues after the exported one (records erased at the top of the source
+ * keep their seqs used, so no cursor past them misses a new record); the term statistics are
+ * rebuilt once.
+ */
+export const CONTINUE_COUNTER = `
+  UPDATE workspace_counters SET last_seq = $2, text_stats_built = false WHERE workspace_id = $1`;
+
+/** Access marks hold no foreign key (migration 0017): they go after the deleted workspace's records. */
+export const DELETE_WORKSPACE_MARKS = "DELETE FROM record_access WHERE workspace_id = $1";
+
+/**
+ * Erasure: deletes the records $2, returning each removed row's slot and its created_at as text:
+ * read back as timestamptz in the same transaction (one session) it is exact to the microsecond,
+ * which a JavaScript Date is not. The cast is outside the DELETE: Citus takes no STABLE call in a
+ * RETURNING clause.
+ */
+export const DELETE_RECORDS = `
+  WITH removed AS (
+    DELETE FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])
+    RETURNING entity, collection, key, status, created_at)
+  SELECT entity, collection, key, status, created_at::text AS created_at FROM removed`;
+
+/**
+ * Erasure: the access marks of removed records (run after the delete): record_access has no foreign key
+ * (migration 0017); a search marking one of them held its lock until it committed, so its mark
+ * is visible here.
+ */
+export const DELETE_MARKS =
+  "DELETE FROM record_access WHERE workspace_id = $1 AND record_id = ANY($2::uuid[])";
+
+const SLOTS = "jsonb_to_recordset($2::jsonb) AS s(entity text, collection text, key text, status text)";
+
+/** Erasure: heads whose record was removed; returns their slots. */
+export const DROP_HEADS = `
+  DELETE FROM heads h USING ${SLOTS}
+  WHERE h.workspace_id = $1 AND h.entity = s.entity AND h.collection = s.collection AND h.key = s.key
+    AND h.status = s.status
+    AND NOT EXISTS (SELECT 1 FROM records r WHERE r.workspace_id = $1 AND r.id = h.record_id)
+  RETURNING h.entity, h.collection, h.key, h.status`;
+
+/**
+ * The newest remaining row of each slot becomes its head again (a slot with none has no head);
+ * returns the records restored.
+ */
+export const RESTORE_HEADS = `
+  INSERT INTO heads (workspace_id, entity, collection, key, status, record_id, seq, tombstone)
+  SELECT $1, s.entity, s.collection, s.key, s.status, r.id, r.seq, r.tombstone
+  FROM ${SLOTS}
+  CROSS JOIN LATERAL (
+    SELECT id, seq, tombstone FROM records r
+    WHERE r.workspace_id = $1 AND r.entity = s.entity AND r.collection = s.collection AND r.key = s.key
+      AND r.status = s.status
+    ORDER BY r.seq DESC LIMIT 1) r
+  RETURNING record_id`;
+
+/** Erasure: replay cursors scoped to a forgotten entity (their consumer name may carry it too). */
+export const FORGET_CURSORS = "DELETE FROM cursors WHERE workspace_id = $1 AND entity = ANY($2::text[])";

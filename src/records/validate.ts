@@ -1,18 +1,20 @@
 // Validation of POST /records rows against the installed catalog: every problem of every row
 // is reported at once under records.<index>.<field>; one bad row refuses the whole batch.
-import { activeCollection, type LoadedCatalog } from "../catalog/index.js";
-import { isZonedTimestamp } from "../catalog/params.js";
-import { Issues, type Path } from "../catalog/search-spec-read.js";
-import type { CollectionDef } from "../catalog/types.js";
+import {
+  activeCollection,
+  type CollectionDef,
+  Issues,
+  isZonedTimestamp,
+  type LoadedCatalog,
+  type Path,
+} from "../catalog/index.js";
 import { validationError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
 import { compileSchema, toFieldErrors, type ValidateFunction } from "../platform/schema.js";
-import { ROW_SCHEMA, UUID_PATTERN } from "./row-schema.js";
+import { ROW_SCHEMA } from "./row-schema.js";
 
 /** The reserved collection of audit records; never writable by clients. */
 export const SYSTEM_COLLECTION = "_system";
-
-const UUID = new RegExp(UUID_PATTERN);
 
 /** A row that satisfies ROW_SCHEMA. */
 interface Row {
@@ -156,8 +158,4 @@ export function validateRows(rows: unknown, catalog: LoadedCatalog, maxBatch: nu
   if (issues.count > 0)
     throw validationError(`${issues.count} problem(s) in the batch; nothing was written`, issues.list);
   return valid as ValidRow[];
-}
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }

@@ -18,6 +18,7 @@ import {
   type SpaceState,
 } from "./embedding-index.js";
 import { enrichmentWaits } from "./enrich.js";
+import * as sql from "./vector-sql.js";
 
 export interface SealOptions {
   /** A tail at least this long (and a quarter of the index) is built in bulk, not merged. */
@@ -42,29 +43,6 @@ interface SpaceRow extends SpaceState {
   dimensions: number;
 }
 
-// One sealer at a time across processes: two would build the same index twice.
-const SEAL_LOCK = "hashtextextended('engram.vector-seal', 0)";
-
-const TAIL = `
-  SELECT count(*)::int AS rows, COALESCE(max(seq), 0) AS last FROM embeddings
-  WHERE deferred AND space = $1 AND seq > $3 AND vector_dims(embedding) = $2`;
-
-// Embeddings take their seq from one sequence: no more than this many rows of any space can lie
-// past a build's last seq. Counting the tail itself reads every row of it (tens of thousands of
-// vectors, a fifth of a server drain's time when it was asked every second).
-const SEQ_LAST = "SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM embeddings_seq";
-
-const SPACE_ROWS =
-  "SELECT count(*)::int AS rows FROM embeddings WHERE space = $1 AND vector_dims(embedding) = $2";
-
-// Each updated row version is inserted into the current index (its predicate now holds). Rows
-// are split by seq among MERGE_STREAMS statements run at once: an insert is one backend's CPU.
-const MERGE = `
-  UPDATE embeddings e SET deferred = false
-  FROM (SELECT workspace_id, record_id, space FROM embeddings
-        WHERE deferred AND space = $1 AND seq > $3 AND vector_dims(embedding) = $2 AND seq % $5 = $6
-        ORDER BY seq LIMIT $4) t
-  WHERE e.workspace_id = t.workspace_id AND e.record_id = t.record_id AND e.space = t.space`;
 const MERGE_STREAMS = 2;
 
 /** Whether a space's index can be built anew beside the one searches use: on a server. */
@@ -72,35 +50,20 @@ function buildsAside(db: Pick<Db, "kind">): boolean {
   return db.kind === "postgres";
 }
 
-// Whether there is anything to seal or clean up: a deferred row past its space's build, or an
-// index of a space's series that vector_indexes does not name. Asked on the pool every second,
-// so that a worker opens its sealing connection only when there is work.
-const SEAL_WORK = `
-  SELECT EXISTS (
-      SELECT 1 FROM vector_indexes v JOIN LATERAL (
-        SELECT 1 FROM embeddings e WHERE e.deferred AND e.space = v.space AND e.seq > v.built_through LIMIT 1) t ON true)
-    OR EXISTS (
-      SELECT 1 FROM pg_indexes i WHERE i.tablename = 'embeddings' AND i.indexname ~ '^embeddings_hnsw_[0-9a-f]{24}_[0-9]+$'
-        AND NOT EXISTS (SELECT 1 FROM vector_indexes v WHERE v.index_name = i.indexname)) AS work`;
-
 /** Whether deferred embeddings wait to be sealed (or a failed build's index to be dropped). */
 export async function sealWorkWaits(db: Db): Promise<boolean> {
-  return canDeferVectors(db) && Boolean((await db.query<{ work: boolean }>(SEAL_WORK)).rows[0]?.work);
+  return canDeferVectors(db) && Boolean((await db.query<{ work: boolean }>(sql.SEAL_WORK)).rows[0]?.work);
 }
 
 /** Seals the deferred tail of every space that has one. */
 export async function sealDeferredVectors(db: Db, options: SealOptions): Promise<Sealed[]> {
   if (!(await sealWorkWaits(db))) return [];
   return db.session(async (conn) => {
-    const { rows: lock } = await conn.query<{ held: boolean }>(
-      `SELECT pg_try_advisory_lock(${SEAL_LOCK}) AS held`,
-    );
+    const { rows: lock } = await conn.query<{ held: boolean }>(sql.TRY_SEAL_LOCK);
     if (!lock[0]?.held) return [];
     try {
       const sealed: Sealed[] = [];
-      const { rows: spaces } = await conn.query<SpaceRow>(
-        "SELECT space, dimensions, index_name, built_through, built_rows FROM vector_indexes ORDER BY space, dimensions",
-      );
+      const { rows: spaces } = await conn.query<SpaceRow>(sql.SEALED_SPACES);
       for (const space of spaces) {
         await dropStrayIndexes(conn, space);
         const done = await sealSpace(db, conn, space, options);
@@ -109,7 +72,7 @@ export async function sealDeferredVectors(db: Db, options: SealOptions): Promise
       return sealed;
     } finally {
       // Embedded storage's session is its one lasting connection.
-      await conn.query(`SELECT pg_advisory_unlock(${SEAL_LOCK})`);
+      await conn.query(sql.SEAL_UNLOCK);
     }
   });
 }
@@ -129,7 +92,10 @@ async function sealSpace(
   // exact scan stays bounded).
   const buildAt = Math.max(options.bulkMinRows, 2 * space.built_rows);
   if (waits && (!bulk || (await tailBound(conn, space)) < buildAt)) return undefined;
-  const tail = (await conn.query<{ rows: number; last: number }>(TAIL, args)).rows[0] ?? { rows: 0, last: 0 };
+  const tail = (await conn.query<{ rows: number; last: number }>(sql.TAIL, args)).rows[0] ?? {
+    rows: 0,
+    last: 0,
+  };
   if (tail.rows === 0) return undefined;
   const base = { space: space.space, dimensions: space.dimensions };
   if (waits && tail.rows < buildAt) return undefined;
@@ -150,7 +116,7 @@ async function sealSpace(
     await new Promise((resolve) => setImmediate(resolve));
     const counts = await Promise.all(
       Array.from({ length: streams }, (_, stream) =>
-        db.query(MERGE, [...args, options.mergeBatch, streams, stream]).then((r) => r.rowCount),
+        db.query(sql.MERGE, [...args, options.mergeBatch, streams, stream]).then((r) => r.rowCount),
       ),
     );
     const rows = counts.reduce((a, b) => a + b, 0);
@@ -164,19 +130,15 @@ async function sealSpace(
 
 /** At least as many rows as the space's deferred tail holds: the seqs handed out since its build. */
 async function tailBound(conn: Queryable, space: SpaceRow): Promise<number> {
-  const last = Number((await conn.query<{ last: string }>(SEQ_LAST)).rows[0]?.last ?? 0);
+  const last = Number((await conn.query<{ last: string }>(sql.SEQ_LAST)).rows[0]?.last ?? 0);
   return last - Number(space.built_through);
 }
 
 async function spaceRows(conn: Queryable, space: SpaceRow): Promise<number> {
-  return (await conn.query<{ rows: number }>(SPACE_ROWS, [space.space, space.dimensions])).rows[0]?.rows ?? 0;
+  return (
+    (await conn.query<{ rows: number }>(sql.SPACE_ROWS, [space.space, space.dimensions])).rows[0]?.rows ?? 0
+  );
 }
-
-// A session waiting for a lock on embeddings that the build's session holds: ANALYZE, VACUUM or
-// DDL (plain writes take no lock a build conflicts with).
-const BLOCKED_BY_BUILD = `
-  SELECT EXISTS (SELECT 1 FROM pg_locks l
-    WHERE NOT l.granted AND l.relation = 'embeddings'::regclass AND $1::int = ANY(pg_blocking_pids(l.pid))) AS blocked`;
 
 const DEADLOCK = "40P01";
 
@@ -200,24 +162,21 @@ async function build(
   options: SealOptions,
 ): Promise<boolean> {
   const name = indexName(space, through);
-  await conn.query("SELECT set_config('maintenance_work_mem', $1, false)", [options.buildMemory]);
-  const pid = Number((await conn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid);
+  await conn.query(sql.SET_BUILD_MEMORY, [options.buildMemory]);
+  const pid = Number((await conn.query<{ pid: number }>(sql.BACKEND_PID)).rows[0]?.pid);
   const watch = yieldWatch(db, pid);
   try {
     await conn.exec(createIndexSql(space, through, true));
   } catch (error) {
     const yielded = (await watch.stop()) || (error as { code?: string }).code === DEADLOCK;
     if (!yielded) throw error;
-    await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+    await conn.exec(sql.dropIndexSql(name, { concurrently: true }));
     return false;
   }
   await watch.stop();
-  await conn.query(
-    "UPDATE vector_indexes SET index_name = $3, built_through = $4, built_rows = $5 WHERE space = $1 AND dimensions = $2",
-    [space.space, space.dimensions, name, through, rows],
-  );
+  await conn.query(sql.SWITCH_INDEX, [space.space, space.dimensions, name, through, rows]);
   forgetSpaceStates(db);
-  await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${space.index_name}`);
+  await conn.exec(sql.dropIndexSql(space.index_name, { concurrently: true }));
   return true;
 }
 
@@ -229,10 +188,10 @@ function yieldWatch(db: Db, pid: number): { stop(): Promise<boolean> } {
     while (running && !cancelled) {
       await new Promise((resolve) => setTimeout(resolve, YIELD_CHECK_MS));
       if (!running) break;
-      const blocked = (await db.query<{ blocked: boolean }>(BLOCKED_BY_BUILD, [pid])).rows[0]?.blocked;
+      const blocked = (await db.query<{ blocked: boolean }>(sql.BLOCKED_BY_BUILD, [pid])).rows[0]?.blocked;
       if (blocked && running) {
         cancelled = true;
-        await db.query("SELECT pg_cancel_backend($1)", [pid]);
+        await db.query(sql.CANCEL_BACKEND, [pid]);
       }
     }
   })().catch(() => undefined);
@@ -252,10 +211,6 @@ function yieldWatch(db: Db, pid: number): { stop(): Promise<boolean> } {
  */
 async function dropStrayIndexes(conn: Queryable, space: SpaceRow): Promise<void> {
   const prefix = `${indexPrefix(space)}_`;
-  const { rows } = await conn.query<{ indexname: string }>(
-    `SELECT indexname FROM pg_indexes
-     WHERE tablename = 'embeddings' AND left(indexname, length($1)) = $1 AND indexname <> $2`,
-    [prefix, space.index_name],
-  );
-  for (const row of rows) await conn.exec(`DROP INDEX CONCURRENTLY IF EXISTS ${row.indexname}`);
+  const { rows } = await conn.query<{ indexname: string }>(sql.STRAY_INDEXES, [prefix, space.index_name]);
+  for (const row of rows) await conn.exec(sql.dropIndexSql(row.indexname, { concurrently: true }));
 }

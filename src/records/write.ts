@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { confirmCatalog, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
-import type { Workspace } from "../workspaces/index.js";
+import type { Workspace } from "../platform/workspace.js";
 import { insertRecords, lockSeq, type NewRecord } from "./insert.js";
 import * as sql from "./sql.js";
 import { validateRows } from "./validate.js";

@@ -1,5 +1,8 @@
 // SQL owned by the retention module.
 
+/** Every workspace, in a stable order: a retention pass looks at each one's policies. */
+export const WORKSPACE_IDS = "SELECT id FROM workspaces ORDER BY id";
+
 /**
  * One page of eligible slots: the active head is a tombstone of the policy's collection version
  * written before the cutoff. A later live successor is the head instead, so its slot never matches.

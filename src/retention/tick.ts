@@ -4,8 +4,7 @@
 // at most max_pages pages of PAGE_SLOTS slots, each page one erasure (closure, hold-off,
 // restored heads, and the traces an erasure clears: an entity whose last records a page removed
 // is forgotten by name) with its own `retention` audit in _system.
-import { activeCatalog } from "../catalog/index.js";
-import type { RetentionPolicy } from "../catalog/types.js";
+import { activeCatalog, type RetentionPolicy } from "../catalog/index.js";
 import { claimCronTick } from "../derivations/index.js";
 import { eraseTarget, removalCounts } from "../erasure/index.js";
 import type { Db } from "../platform/db/index.js";
@@ -76,7 +75,7 @@ async function erasePage(
 /** One pass over every workspace's retention policies; returns the slots erased. */
 export async function runRetention(db: Db, options: RetentionOptions): Promise<number> {
   const now = options.now ?? new Date();
-  const { rows: workspaces } = await db.query<{ id: string }>("SELECT id FROM workspaces ORDER BY id");
+  const { rows: workspaces } = await db.query<{ id: string }>(sql.WORKSPACE_IDS);
   let erased = 0;
   for (const { id: workspaceId } of workspaces) {
     const catalog = await activeCatalog(db, workspaceId);

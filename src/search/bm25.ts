@@ -2,9 +2,12 @@
 // the query's terms (each lexeme of its words, each quoted phrase as one term) with their
 // document frequencies, and the SQL expression scoring a record, divided by the query's largest
 // possible BM25 so that it lies in [0, 1]. A profile with `text_rank: ts_rank_cd` keeps that rank.
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { SearchProfileDef, TextRank } from "../catalog/types.js";
-import { DEFAULT_BM25 } from "../catalog/types.js";
+import {
+  DEFAULT_BM25,
+  type InstalledCatalog,
+  type SearchProfileDef,
+  type TextRank,
+} from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { buildTextStats, TOTALS_LEXEME } from "../records/index.js";
 import type { Params, TextTerm } from "./sql.js";

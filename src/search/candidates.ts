@@ -1,7 +1,5 @@
 // Candidate proposal per mode, up to params.candidates, each with the signals its mode has.
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { SearchPart } from "../catalog/search-spec.js";
-import type { CollectionDef } from "../catalog/types.js";
+import type { CollectionDef, InstalledCatalog, SearchPart } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { spaceReads, vectorLiteral } from "../records/index.js";
 import { lexemeQuery, type TextRanker, textMatchSql, textRanker } from "./bm25.js";

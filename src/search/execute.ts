@@ -1,9 +1,15 @@
 // Search execution: propose candidates per search, rank them with the rank expression (or
 // order_by in structured mode), fuse sources by RRF, shape hits, render, bound the response.
-import { SCORE_SEMANTICS } from "../catalog/discovery.js";
-import type { InstalledCatalog } from "../catalog/index.js";
-import { type RankNode, readsAge, type SearchMode } from "../catalog/rank.js";
-import type { CombinedSearchSpec, SearchPart, SearchSpec } from "../catalog/search-spec.js";
+import {
+  type CombinedSearchSpec,
+  type InstalledCatalog,
+  type RankNode,
+  readsAge,
+  SCORE_SEMANTICS,
+  type SearchMode,
+  type SearchPart,
+  type SearchSpec,
+} from "../catalog/index.js";
 import { type Models, modelAppError } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
 import { storageLayout } from "../platform/db/index.js";
@@ -22,8 +28,8 @@ import {
 } from "./explain.js";
 import { applyBoost, type FusedHit, fuseRrf } from "./fusion.js";
 import { type GraphBoostReport, graphBoost, type Scored } from "./graph-boost.js";
+import { displayScoreNames, renderRows } from "./prompt-rows.js";
 import { evaluateRank, explainRank, minMaxScores, orderByRank, type RankTree } from "./rank-eval.js";
-import { displayScoreNames, renderRows } from "./render.js";
 import { type RerankReport, rerankTop } from "./rerank.js";
 import { shapeHit } from "./shape.js";
 import type { Candidate } from "./types.js";

@@ -18,8 +18,7 @@
 //   order_by     structured: [{field, direction, value}], the values the rows were sorted by
 //   proposed_by  the candidate lists that offered the hit: vector, text, recent or structured
 //   source_ranks with sources: the hit's 1-based rank in each source that found it
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { OrderBy, SearchPart } from "../catalog/search-spec.js";
+import type { InstalledCatalog, OrderBy, SearchPart } from "../catalog/index.js";
 import type { Proposal, ProposalList } from "./candidates.js";
 import { rrfContribution } from "./fusion.js";
 import { candidateSignals, type RankTree, type Signals } from "./rank-eval.js";

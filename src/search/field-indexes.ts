@@ -15,8 +15,13 @@
 // - the worker reconciles on its clock (reconcileFieldIndexes) whatever a publish's sync could not
 //   do: an import or a workspace deletion, a sync that found another process syncing, a failed
 //   build (its invalid index is dropped and the build retried, backing off).
-import { type FieldIndexes, type LoadedCatalog, loadCatalog } from "../catalog/index.js";
-import type { CollectionDef, FieldDecl } from "../catalog/types.js";
+import {
+  type CollectionDef,
+  type FieldDecl,
+  type FieldIndexes,
+  type LoadedCatalog,
+  loadCatalog,
+} from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { sha256Hex } from "../platform/hash.js";
 import {

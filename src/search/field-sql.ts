@@ -2,7 +2,7 @@
 // the expression indexes built over them (field-indexes.ts): the planner uses an index only when
 // the query repeats its expression and predicate exactly, so both come from these functions and
 // carry their constants as literals, not parameters.
-import type { FieldDecl } from "../catalog/types.js";
+import type { FieldDecl } from "../catalog/index.js";
 import { sqlLiteral, sqlTextArray } from "../platform/db/index.js";
 
 /** The jsonb at a declared field's path in a record's content (`r.` or, in DDL, no alias). */

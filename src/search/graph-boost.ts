@@ -11,9 +11,7 @@
 //   match moves up more, and a record with rank_score 0 gains nothing.
 // - Applied to the whole ranked pool before the k cut (and before rerank); the pool is re-sorted
 //   by the boosted value, ties keeping their earlier order, and score is measured after it.
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { GraphBoost } from "../catalog/search-spec.js";
-import type { GraphMapping } from "../catalog/views.js";
+import type { GraphBoost, GraphMapping, InstalledCatalog } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { type GraphLink, loadLinks } from "./graph.js";
 import type { Candidate } from "./types.js";

@@ -27,11 +27,14 @@
 //   rows read there (a walk: the links of the frontiers it read; graph_orphans: every link, plus
 //   node rows). profiles: the sorted profiles of every listed version of the collections the
 //   view names.
-import type { InstalledCatalog } from "../catalog/index.js";
-import type { ParamDecl } from "../catalog/params.js";
-import { validateArguments } from "../catalog/params.js";
-import type { CollectionDef } from "../catalog/types.js";
-import type { GraphMapping, ViewDef } from "../catalog/views.js";
+import {
+  type CollectionDef,
+  type GraphMapping,
+  type InstalledCatalog,
+  type ParamDecl,
+  type ViewDef,
+  validateArguments,
+} from "../catalog/index.js";
 import { type Db, queryRowsAsJson, storageLayout } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { collectionVersionSql, fieldValueSql } from "./field-sql.js";

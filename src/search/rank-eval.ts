@@ -20,7 +20,7 @@
 //   that sign, so rank_score is always a finite number and ordering survives overflow.
 // - saturate is computed as 1 / (1 + (m/x)^e) (0 at x = 0) and decay as 1 / (1 + (x/m)^e):
 //   algebraically the spec's formulas, without Infinity / Infinity for large x.
-import type { AgeField, RankNode } from "../catalog/rank.js";
+import type { AgeField, RankNode } from "../catalog/index.js";
 import type { Candidate } from "./types.js";
 
 /** The rank_score of every candidate of a pool, in pool order. */

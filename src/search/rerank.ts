@@ -8,7 +8,7 @@
 //   llm_judge; score is still the min-max projection over the whole pool.
 // - Any model failure (transport or unusable output) answers 503 rerank_unavailable: a search
 //   never falls back silently to an order the caller did not ask for.
-import type { Rerank } from "../catalog/search-spec.js";
+import type { Rerank } from "../catalog/index.js";
 import { type Models, modelAppError } from "../models/index.js";
 import { type Bodies, shown } from "./bodies.js";
 import type { Scored } from "./graph-boost.js";

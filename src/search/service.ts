@@ -1,7 +1,5 @@
 // Search and view entry points: validate against the installed catalog, then execute.
-import { type InstalledCatalog, requireCatalog } from "../catalog/index.js";
-import { validateSearchSpec } from "../catalog/search-spec.js";
-import { viewSearch } from "../catalog/views.js";
+import { type InstalledCatalog, requireCatalog, validateSearchSpec, viewSearch } from "../catalog/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { executeSearch, type SearchDeps } from "./execute.js";
 import { queryGraphView } from "./graph.js";

@@ -8,9 +8,7 @@
 // - Hit text is not prompt-escaped (only rendered rows are).
 // - fields/annotations objects are built with Object.fromEntries so any name becomes an own
 //   property (never a prototype write), and are omitted when nothing was requested.
-import { fieldValue } from "../catalog/collections.js";
-import { INCLUDE_FIELDS, type IncludeField } from "../catalog/search-spec.js";
-import type { CollectionDef } from "../catalog/types.js";
+import { type CollectionDef, fieldValue, INCLUDE_FIELDS, type IncludeField } from "../catalog/index.js";
 import type { ShownCandidate } from "./types.js";
 
 /** Hit text limit (spec Limits: "hit text"). */

@@ -1,7 +1,6 @@
 // SQL of search: candidate proposals per mode with every visibility rule and filter applied
 // against the records table itself (the system of record), so nothing is re-checked later.
-import type { FieldCondition, OrderBy, SearchPart } from "../catalog/search-spec.js";
-import type { CollectionDef, FieldDecl } from "../catalog/types.js";
+import type { CollectionDef, FieldCondition, FieldDecl, OrderBy, SearchPart } from "../catalog/index.js";
 import { type Db, parseJsonTimestamptz, queryRowsAsJson } from "../platform/db/index.js";
 import { SYSTEM_COLLECTION } from "../records/index.js";
 import { collectionVersionSql, fieldValueSql, jsonAt } from "./field-sql.js";

@@ -180,6 +180,11 @@ export async function retryJob(db: Queryable, workspaceId: string, id: string): 
   return rows[0];
 }
 
+/** A deleted workspace's jobs, inside the deletion's transaction. */
+export async function deleteWorkspaceJobs(tx: Queryable, workspaceId: string): Promise<void> {
+  await tx.query(sql.DELETE_WORKSPACE_JOBS, [workspaceId]);
+}
+
 /** The public view of a job (GET /jobs/{id}). */
 export function describeJob(job: Omit<Job, "workspace_id" | "payload">) {
   return {

@@ -1,5 +1,7 @@
-// SQL owned by the worker: the job queue and the jobs list. Every statement reads or writes only
-// the jobs table, the coordinator's own on Citus (docs/scaling.md).
+// SQL owned by the worker: the job queue, the jobs list, and what other modules change in the
+// payloads of the jobs they queue (payloads.ts). The worker module alone writes the jobs table.
+// Every statement reads or writes only the jobs table, the coordinator's own on Citus
+// (docs/scaling.md).
 
 /**
  * The turn a job queued now for workspace `$n` takes (docs/operations.md, "The job queue"): one
@@ -139,3 +141,84 @@ export const JOB_PAGE = `
     AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
   ORDER BY created_at DESC, id DESC
   LIMIT $6`;
+
+/** Jobs hold no foreign key on Citus, where the queue is a coordinator table (platform/db/citus.ts). */
+export const DELETE_WORKSPACE_JOBS = "DELETE FROM jobs WHERE workspace_id = $1";
+
+/** The queued or running job with a coalesce key, if any. */
+export const LIVE_JOB = `
+  SELECT id, state FROM jobs WHERE workspace_id = $1 AND coalesce_key = $2 AND state IN ('queued', 'running')
+  ORDER BY state DESC, created_at LIMIT 1`;
+
+/** Adds trigger reasons to a queued job that a new request coalesced into. */
+export const MERGE_REASONS = `
+  UPDATE jobs SET payload = jsonb_set(payload, '{reasons}', (
+    SELECT COALESCE(jsonb_agg(DISTINCT reason), '[]'::jsonb)
+    FROM jsonb_array_elements(COALESCE(payload->'reasons', '[]'::jsonb) || $3::jsonb) AS reason))
+  WHERE workspace_id = $1 AND id = $2`;
+
+/** Entities whose queued job (by coalesce key) already lists a reason. */
+export const QUEUED_WITH_REASON = `
+  SELECT payload->>'entity' AS entity FROM jobs
+  WHERE workspace_id = $1 AND coalesce_key = ANY($2::text[]) AND state = 'queued' AND payload->'reasons' @> $3::jsonb`;
+
+/** Erasure: queued jobs of a kind ($2) for these entities ($3) are cancelled. */
+export const CANCEL_QUEUED = `
+  UPDATE jobs SET state = 'cancelled', finished_at = now(), updated_at = now(), last_error = $4
+  WHERE workspace_id = $1 AND kind = $2 AND state = 'queued' AND payload->>'entity' = ANY($3::text[])`;
+
+/**
+ * Jobs of a kind ($2) in flight for the held entities $3 are cancelled with their lease taken, so
+ * every later transaction of their handler fails its fence and writes nothing.
+ */
+export const CANCEL_RUNNING = `
+  UPDATE jobs SET state = 'cancelled', lease_owner = NULL, lease_expires_at = NULL, finished_at = now(),
+    updated_at = now(), last_error = $4
+  WHERE workspace_id = $1 AND kind = $2 AND state = 'running' AND payload->>'entity' = ANY($3::text[])
+  RETURNING id`;
+
+/**
+ * A forgotten entity's jobs of a kind ($2), in every state, lose the entity: the payload keeps the
+ * rest (a derivation's name and trigger reasons), the coalesce key (which spells the entity) and
+ * the run id go, an error text is replaced by $4, and a dead one is cancelled (a retry would run
+ * for no entity).
+ */
+export const FORGET_ENTITY = `
+  UPDATE jobs SET payload = payload - 'entity', coalesce_key = NULL, successful_run_id = NULL,
+    state = CASE WHEN state = 'dead' THEN 'cancelled' ELSE state END,
+    last_error = CASE WHEN last_error IS NULL THEN NULL ELSE $4::text END, updated_at = now()
+  WHERE workspace_id = $1 AND kind = $2 AND payload->>'entity' = ANY($3::text[])`;
+
+/**
+ * Jobs of a kind ($2) forget the erased ids $3 (lower-case text) of their record_ids, whatever
+ * their state: a finished job kept its payload for good. Such a job is queued in the transaction
+ * that wrote its records (src/records/insert.ts), so it carries their created_at ($4): the
+ * finished jobs to look at are those, not the workspace's whole job history; queued ones are all
+ * looked at. A job that named one loses its error text too (an error may quote its input): $5
+ * replaces it.
+ */
+export const FORGET_RECORD_IDS = `
+  UPDATE jobs SET payload = jsonb_set(jobs.payload, '{record_ids}', k.ids),
+    last_error = CASE WHEN jobs.last_error IS NULL THEN NULL ELSE $5::text END, updated_at = now()
+  FROM (
+    SELECT j.id, COALESCE(jsonb_agg(x.id ORDER BY x.n) FILTER (WHERE NOT (lower(x.id) = ANY($3::text[]))),
+      '[]'::jsonb) AS ids
+    FROM jobs j
+    CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(j.payload->'record_ids') = 'array'
+      THEN j.payload->'record_ids' ELSE '[]'::jsonb END) WITH ORDINALITY AS x(id, n)
+    WHERE j.workspace_id = $1 AND j.kind = $2 AND (j.state = 'queued' OR j.created_at = ANY($4::timestamptz[]))
+    GROUP BY j.id
+    HAVING bool_or(lower(x.id) = ANY($3::text[]))
+  ) k
+  WHERE jobs.workspace_id = $1 AND jobs.id = k.id`;
+
+/** ...and a queued one left with no record is cancelled. */
+export const CANCEL_EMPTIED = `
+  UPDATE jobs SET state = 'cancelled', finished_at = now(), updated_at = now(),
+    last_error = 'cancelled: its records were erased'
+  WHERE workspace_id = $1 AND kind = $2 AND state = 'queued' AND payload->'record_ids' = '[]'::jsonb`;
+
+/** A job whose payload still lists record ids (queued by an older version) keeps only their count. */
+export const KEEP_RECORD_COUNT = `
+  UPDATE jobs SET payload = jsonb_build_object('records', jsonb_array_length(payload->'record_ids'))
+  WHERE workspace_id = $1 AND id = $2 AND jsonb_typeof(payload->'record_ids') = 'array'`;

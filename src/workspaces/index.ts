@@ -12,7 +12,6 @@ export {
   listWorkspaces,
   type RequestKey,
   requireWorkspaceByName,
-  type Workspace,
   type WorkspaceSummary,
 } from "./service.js";
 export {

@@ -1,7 +1,7 @@
 // GET /workspace: the key's workspace and what it holds, for the operator console's overview.
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { JOB_STATES, type JobState } from "../worker/queue.js";
+import { JOB_STATES, type JobState } from "../worker/index.js";
 import * as sql from "./sql.js";
 
 export interface WorkspaceOverview {

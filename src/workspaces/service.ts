@@ -1,15 +1,13 @@
 import { rememberInstall } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
+import type { Workspace } from "../platform/workspace.js";
+import { createCounters, deleteWorkspaceMarks } from "../records/index.js";
+import { deleteWorkspaceJobs } from "../worker/index.js";
 import { noteKeyUse } from "./key-use.js";
 import { isWellFormedKey, keyDigest } from "./keys.js";
 import * as sql from "./sql.js";
 import { insertKey, type KeyScope } from "./workspace-keys.js";
-
-export interface Workspace {
-  id: string;
-  name: string;
-}
 
 export interface WorkspaceSummary extends Workspace {
   created_at: Date;
@@ -45,7 +43,7 @@ export async function insertWorkspace(tx: Queryable, name: string): Promise<Crea
   const { rows } = await tx.query<WorkspaceSummary>(sql.INSERT_WORKSPACE, [name]);
   const row = rows[0];
   if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
-  await tx.query(sql.INSERT_COUNTER, [row.id]);
+  await createCounters(tx, row.id);
   const key = await insertKey(tx, row);
   return { workspace: row.name, id: row.id, api_key: key.api_key };
 }
@@ -62,8 +60,8 @@ export async function deleteWorkspace(db: Db, id: string): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query(sql.DELETE_WORKSPACE_KEY_USES, [id]);
     await tx.query(sql.DELETE_WORKSPACE, [id]);
-    await tx.query(sql.DELETE_WORKSPACE_MARKS, [id]);
-    await tx.query(sql.DELETE_WORKSPACE_JOBS, [id]);
+    await deleteWorkspaceMarks(tx, id);
+    await deleteWorkspaceJobs(tx, id);
   });
 }
 

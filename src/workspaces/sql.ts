@@ -1,12 +1,11 @@
+// The key lookup also reads the workspace's active catalog install, by the catalog's own subquery:
+// the catalog sits below workspaces (it takes the Workspace type from platform/workspace.ts).
 import { activeInstallSql } from "../catalog/index.js";
 
 export const INSERT_WORKSPACE = `
   INSERT INTO workspaces (name) VALUES ($1)
   ON CONFLICT (name) DO NOTHING
   RETURNING id, name, created_at`;
-
-/** A new workspace's record sequence counter (records/sql.ts LOCK_SEQ). */
-export const INSERT_COUNTER = "INSERT INTO workspace_counters (workspace_id) VALUES ($1)";
 
 export const LIST_WORKSPACES = "SELECT id, name, created_at FROM workspaces ORDER BY name";
 
@@ -34,10 +33,6 @@ export const FIND_WORKSPACE_BY_KEY_DIGEST = `SELECT ${KEY_FIELDS} FROM ${KEY_JOI
 export const DELETE_WORKSPACE_KEY_USES = `DELETE FROM workspace_key_uses
   WHERE key_id IN (SELECT id FROM workspace_keys WHERE workspace_id = $1)`;
 export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1";
-/** Access marks hold no foreign key (migration 0017): they go after the workspace's records. */
-export const DELETE_WORKSPACE_MARKS = "DELETE FROM record_access WHERE workspace_id = $1";
-/** Jobs hold no foreign key on Citus, where the queue is a coordinator table (platform/db/citus.ts). */
-export const DELETE_WORKSPACE_JOBS = "DELETE FROM jobs WHERE workspace_id = $1";
 
 /**
  * The workspace and its record counts in one statement (one snapshot), GET /workspace: records

@@ -1,9 +1,9 @@
-// A workspace's keys (CONVENTIONS "Keys and operations"): several live at once, so a key is
-// rotated by creating another, switching clients, then revoking the old one. A key is shown
-// once, when created; only its digest is stored.
+// A workspace's keys (docs/api.md, "Keys: several per workspace, read-only, expiring, revocable"):
+// several live at once, so a key is rotated by creating another, switching clients, then revoking
+// the old one. A key is shown once, when created; only its digest is stored.
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { isUuid } from "../records/index.js";
+import { isUuid } from "../platform/input.js";
 import { generateKey, keyDigest } from "./keys.js";
 import * as sql from "./sql.js";
 

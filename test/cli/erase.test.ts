@@ -1,7 +1,7 @@
 // `engram erase`: the operator's erasure through the same path as POST /erase, printing the
 // result and the content-free audit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { testConfig } from "../support/app.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countRenderTokens } from "../../src/search/render.js";
+import { countRenderTokens } from "../../src/search/prompt-rows.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { enrichAll } from "../support/worker.js";
 

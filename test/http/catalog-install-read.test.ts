@@ -1,12 +1,12 @@
 // The key lookup reads the workspace's active catalog install with the key, and the request's
-// first catalog check takes it instead of a statement of its own (src/catalog/request-install.ts);
+// first catalog check takes it instead of a statement of its own (src/catalog/publishing/request-install.ts);
 // a publish in between is seen by the next request, and by its own request after it. On Citus
 // the key lookup reads the workspace alone (workspaces is a reference table there, which Citus
 // joins with no correlated subquery), and the first check reads the install itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rememberInstall, runAsRequest } from "../../src/catalog/index.js";
-import { takeInstall } from "../../src/catalog/request-install.js";
-import { ACTIVE_INSTALL_ID } from "../../src/catalog/sql.js";
+import { takeInstall } from "../../src/catalog/publishing/request-install.js";
+import { ACTIVE_INSTALL_ID } from "../../src/catalog/publishing/sql.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { createTestDb, onCitus } from "../support/db.js";
 import { exampleRequest } from "../support/example-catalog.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMIT_BYTES } from "../../src/http/app.js";
+import { BODY_LIMIT_BYTES } from "../../src/http/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 
 const PROBLEM = "application/problem+json";

@@ -1,6 +1,6 @@
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { createTestApp, testConfig } from "../support/app.js";
 import { createTestDb, onServer } from "../support/db.js";

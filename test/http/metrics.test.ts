@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireCatalog } from "../../src/catalog/index.js";
 import { ConfigError, loadConfig } from "../../src/config/index.js";
 import { DERIVE_JOB } from "../../src/derivations/index.js";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import { startWorker } from "../../src/main.js";
 import { createModels, ModelOutputError } from "../../src/models/index.js";
 import { ENRICH_JOB } from "../../src/records/index.js";

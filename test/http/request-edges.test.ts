@@ -3,7 +3,7 @@
 // rule for every route, src/platform/schema.ts), a query string that is not validly
 // percent-encoded (400); and the headers of the reference page at /docs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queryArguments, validateArguments } from "../../src/catalog/params.js";
+import { queryArguments, validateArguments } from "../../src/catalog/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 
 const NOT_PLAIN = ["1e1", "0x10", " 10", "10 ", "10.0", "+10", "1_0", "", "0b1", "Infinity"];

@@ -3,8 +3,7 @@
 // visibility rule and filter applied and nothing of another workspace; the walk is what serves a
 // common word, and it reads every record of a rare term outright.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireCatalog } from "../../src/catalog/index.js";
-import { searchParts, validateSearchSpec } from "../../src/catalog/search-spec.js";
+import { requireCatalog, searchParts, validateSearchSpec } from "../../src/catalog/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { textCandidates } from "../../src/search/candidates.js";
 import { bucketOf, cellsByBound, cellToken } from "../../src/search/text-cells.js";

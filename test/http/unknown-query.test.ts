@@ -2,7 +2,7 @@
 // request_schema naming each, after authentication, and nothing runs. (Every published route is
 // covered by test/http/openapi-sweep.test.ts; these are the cases that sweep does not reach.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { createTestDb } from "../support/db.js";
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareDatabase } from "../../src/database.js";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import { type Db, openPostgres, type VectorLayout } from "../../src/platform/db/index.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { onCitus, onServer } from "../support/db.js";

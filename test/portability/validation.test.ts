@@ -7,7 +7,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { exportWorkspace } from "../../src/portability/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";

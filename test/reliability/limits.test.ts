@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app.js";
+import { buildApp } from "../../src/http/index.js";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { onServer } from "../support/db.js";

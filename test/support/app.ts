@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { type Config, loadConfig } from "../../src/config/index.js";
-import { type AppDeps, buildApp } from "../../src/http/app.js";
+import { type AppDeps, buildApp } from "../../src/http/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { createTestDb, type TestDb } from "./db.js";

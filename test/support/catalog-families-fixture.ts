@@ -1,19 +1,28 @@
 // A hand-built CatalogIndex for the family parsers' unit tests (no files, no loader, no
 // database): valid base definitions as plain objects, parsed by the families' own parsers.
 import { expect } from "vitest";
-import { type ArtifactDef, parseArtifact } from "../../src/catalog/artifacts.js";
-import { parseCollection } from "../../src/catalog/collections.js";
-import { Def } from "../../src/catalog/def.js";
-import { DefinitionError } from "../../src/catalog/definition-error.js";
-import { type DerivationDef, inlineTrigger, parseDerivation } from "../../src/catalog/derivations.js";
-import type { CatalogIndex, ReferenceFamily } from "../../src/catalog/index-types.js";
-import { parseModels } from "../../src/catalog/models.js";
-import { type ParamDecl, parseParameters } from "../../src/catalog/params.js";
-import { type ProcessorDef, parseProcessor } from "../../src/catalog/processors.js";
-import { DEFAULT_RANK_CONF } from "../../src/catalog/rank.js";
-import type { TriggerDef } from "../../src/catalog/triggers.js";
-import { type CollectionDef, type Entry, ref } from "../../src/catalog/types.js";
-import type { ViewDef } from "../../src/catalog/views.js";
+import type { ReferenceFamily } from "../../src/catalog/definition/catalog-index.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { DefinitionError } from "../../src/catalog/definition/definition-error.js";
+import { parseParameters } from "../../src/catalog/definition/params.js";
+import { DEFAULT_RANK_CONF } from "../../src/catalog/definition/rank.js";
+import type { Entry } from "../../src/catalog/definition/types.js";
+import { parseArtifact } from "../../src/catalog/families/artifacts.js";
+import { parseCollection } from "../../src/catalog/families/collections.js";
+import { inlineTrigger, parseDerivation } from "../../src/catalog/families/derivations.js";
+import { parseModels } from "../../src/catalog/families/models.js";
+import { parseProcessor } from "../../src/catalog/families/processors.js";
+import {
+  type ArtifactDef,
+  type CatalogIndex,
+  type CollectionDef,
+  type DerivationDef,
+  type ParamDecl,
+  type ProcessorDef,
+  ref,
+  type TriggerDef,
+  type ViewDef,
+} from "../../src/catalog/index.js";
 
 /** A Def for a list item of a catalog file, e.g. processors/enrich.yaml at processors.0. */
 export function src(file: string, listKey: string, value: unknown, index = 0): Def {

@@ -1,17 +1,16 @@
 // A hand-built CatalogIndex for unit tests of the catalog's link steps and search validation.
-import { Def } from "../../src/catalog/def.js";
-import { DefinitionError } from "../../src/catalog/definition-error.js";
-import type { CatalogIndex } from "../../src/catalog/index-types.js";
-import { DEFAULT_RANK_CONF } from "../../src/catalog/rank.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { DefinitionError } from "../../src/catalog/definition/definition-error.js";
+import { DEFAULT_RANK_CONF } from "../../src/catalog/definition/rank.js";
+import type { Entry, ValueType } from "../../src/catalog/definition/types.js";
 import {
+  type CatalogIndex,
   type CollectionDef,
   DEFAULT_BM25,
-  type Entry,
   type FieldDecl,
   type SearchProfileDef,
-  type ValueType,
-} from "../../src/catalog/types.js";
-import type { ViewDef } from "../../src/catalog/views.js";
+  type ViewDef,
+} from "../../src/catalog/index.js";
 import { AppError, type FieldError } from "../../src/platform/errors.js";
 
 export function field(

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { cp, readFile } from "node:fs/promises";
 import { inject } from "vitest";
 import { prepareDatabase } from "../../src/database.js";
+import { wireModules } from "../../src/deps.js";
 import { type Db, migrate, openPglite, openPostgres } from "../../src/platform/db/index.js";
 import { withoutSessions } from "./admin.js";
 import { type CitusCluster, createCitusDatabase, dropCitusDatabase } from "./citus.js";
@@ -50,6 +51,9 @@ function pgliteDump(): Promise<Blob> {
  * cluster with workers one built for the file.
  */
 export async function createTestDb(): Promise<TestDb> {
+  // As every entry point does before its first write (src/deps.ts): tests write through the
+  // modules directly too.
+  wireModules();
   const cluster = inject("citusCluster");
   if (cluster) return createClusterDb(cluster);
   const template = inject("serverTemplate");

@@ -1,4 +1,4 @@
-import { loadCatalog } from "../../src/catalog/load.js";
+import { loadCatalog } from "../../src/catalog/index.js";
 import { MINIMAL_PACKAGE } from "./catalog-files.js";
 
 export interface Refusal {

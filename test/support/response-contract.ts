@@ -1,10 +1,10 @@
 // Every reply the test suite receives is checked against the schema its route documents in
-// /openapi.json (src/http/responses.ts): a route answering outside its contract fails the test
+// /openapi.json (src/contract): a route answering outside its contract fails the test
 // that called it.
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { FastifyInstance } from "fastify";
-import { problemSchema } from "../../src/http/schemas.js";
+import { problemSchema } from "../../src/contract/index.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats.default(ajv);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadCatalog } from "../../src/catalog/load.js";
-import { DEFAULT_BM25 } from "../../src/catalog/types.js";
+import { DEFAULT_BM25, loadCatalog } from "../../src/catalog/index.js";
 import {
   COLLECTIONS_YAML,
   MINIMAL_PACKAGE,

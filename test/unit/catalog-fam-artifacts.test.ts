@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { linkArtifact, parseArtifact, placeholders } from "../../src/catalog/artifacts.js";
-import { Def } from "../../src/catalog/def.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { linkArtifact, parseArtifact, placeholders } from "../../src/catalog/families/artifacts.js";
 import {
   expectDefinitionError,
   liveArtifact,

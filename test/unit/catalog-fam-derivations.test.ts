@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linkDerivation, parseDerivation } from "../../src/catalog/derivations.js";
+import { linkDerivation, parseDerivation } from "../../src/catalog/families/derivations.js";
 import {
   derivation,
   expectDefinitionError,

@@ -1,6 +1,6 @@
 // The families through the real loader: YAML files in, a linked index out.
 import { describe, expect, it } from "vitest";
-import { loadCatalog } from "../../src/catalog/load.js";
+import { loadCatalog } from "../../src/catalog/index.js";
 import { expectDefinitionError } from "../support/catalog-families-fixture.js";
 import { minimalFiles } from "../support/catalog-files.js";
 

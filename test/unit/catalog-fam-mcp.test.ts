@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Def } from "../../src/catalog/def.js";
-import { linkMcpInterface, parseMcpInterface } from "../../src/catalog/mcp.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { linkMcpInterface, parseMcpInterface } from "../../src/catalog/families/mcp-interface.js";
 import { expectDefinitionError, makeIndex } from "../support/catalog-families-fixture.js";
 
 const FILE = "mcp/agent.yaml";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linkProcessor, parseProcessor } from "../../src/catalog/processors.js";
+import { linkProcessor, parseProcessor } from "../../src/catalog/families/processors.js";
 import {
   embeddingProcessor,
   expectDefinitionError,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Def } from "../../src/catalog/def.js";
-import { linkTrigger, parseInlineTrigger, parseTrigger } from "../../src/catalog/triggers.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { linkTrigger, parseInlineTrigger, parseTrigger } from "../../src/catalog/families/triggers.js";
 import {
   expectDefinitionError,
   makeIndex,

@@ -1,21 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { artifactSummary, linkArtifact } from "../../src/catalog/artifacts.js";
-import { Def } from "../../src/catalog/def.js";
-import {
-  derivationSummary,
-  inlineTrigger,
-  linkDerivation,
-  modelAlias,
-} from "../../src/catalog/derivations.js";
-import { linkMcpInterface, parseMcpInterface } from "../../src/catalog/mcp.js";
-import { linkProcessor, processorSummary } from "../../src/catalog/processors.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { artifactSummary, linkArtifact } from "../../src/catalog/families/artifacts.js";
+import { derivationSummary, inlineTrigger, linkDerivation } from "../../src/catalog/families/derivations.js";
+import { linkMcpInterface, parseMcpInterface } from "../../src/catalog/families/mcp-interface.js";
+import { linkProcessor, processorSummary } from "../../src/catalog/families/processors.js";
 import {
   inlineTriggerDerivation,
   linkTrigger,
   parseTrigger,
   triggerName,
   triggerSummary,
-} from "../../src/catalog/triggers.js";
+} from "../../src/catalog/families/triggers.js";
+import { modelAlias } from "../../src/catalog/index.js";
 import { makeIndex, must, src, standaloneTrigger } from "../support/catalog-families-fixture.js";
 
 describe("catalog families: the base fixture", () => {

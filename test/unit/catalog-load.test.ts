@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadCatalog } from "../../src/catalog/load.js";
+import { loadCatalog } from "../../src/catalog/index.js";
 import { COLLECTIONS_YAML, MINIMAL_PACKAGE, minimalFiles, PACKAGE_YAML } from "../support/catalog-files.js";
 import { refusal } from "../support/refusal.js";
 

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { Def } from "../../src/catalog/def.js";
-import {
-  compactParameters,
-  isZonedTimestamp,
-  parametersInputSchema,
-  parseParameters,
-  sampleArguments,
-  validateArguments,
-} from "../../src/catalog/params.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { compactParameters, parseParameters, sampleArguments } from "../../src/catalog/definition/params.js";
+import { isZonedTimestamp, parametersInputSchema, validateArguments } from "../../src/catalog/index.js";
 import { ajv } from "../../src/platform/schema.js";
 import { definitionError, requestError } from "../support/catalog-index-fixture.js";
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { Def } from "../../src/catalog/def.js";
+import { Def } from "../../src/catalog/definition/def.js";
 import {
   DEFAULT_RANK_CONF,
   parseRankConf,
   parseRankExpression,
   type RankContext,
   rankGrammar,
-  readsAge,
   scoreNamesUsed,
-} from "../../src/catalog/rank.js";
+} from "../../src/catalog/definition/rank.js";
+import { readsAge } from "../../src/catalog/index.js";
 import { definitionError } from "../support/catalog-index-fixture.js";
 
 class Refused extends Error {

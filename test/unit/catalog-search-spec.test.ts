@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SearchSpec, searchParts, validateSearchSpec } from "../../src/catalog/search-spec.js";
+import { type SearchSpec, searchParts, validateSearchSpec } from "../../src/catalog/index.js";
 import { buildIndex, collection, requestError } from "../support/catalog-index-fixture.js";
 
 const index = buildIndex();

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { Def } from "../../src/catalog/def.js";
-import {
-  fillTemplate,
-  linkView,
-  parseView,
-  viewDiscoveryEntry,
-  viewSearch,
-} from "../../src/catalog/views.js";
+import { Def } from "../../src/catalog/definition/def.js";
+import { linkView, parseView, viewDiscoveryEntry } from "../../src/catalog/families/views.js";
+import { fillTemplate, viewSearch } from "../../src/catalog/index.js";
 import { ajv } from "../../src/platform/schema.js";
 import { buildIndex, definitionError, requestError } from "../support/catalog-index-fixture.js";
 

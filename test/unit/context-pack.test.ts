@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ComponentRows, dedupe, packComponents } from "../../src/context/pack.js";
-import { countRenderTokens, type RowRecord } from "../../src/search/render.js";
+import { countRenderTokens, type RowRecord } from "../../src/search/prompt-rows.js";
 
 function rows(prefix: string, n: number, words = 20): RowRecord[] {
   return Array.from({ length: n }, (_, i) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelsConf, ProviderDef } from "../../src/catalog/types.js";
+import type { ModelsConf, ProviderDef } from "../../src/catalog/index.js";
 import { endpointLabel, endpointRefusal } from "../../src/models/endpoints.js";
 
 function openai(base_url: string | null, api_key_env: string | null = null): ProviderDef {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import type { ModelsConf } from "../../src/catalog/types.js";
+import type { ModelsConf } from "../../src/catalog/index.js";
 import {
   createModels,
   fakeEmbedding,

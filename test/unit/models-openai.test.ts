@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ModelsConf, ProviderDef } from "../../src/catalog/types.js";
+import type { ModelsConf, ProviderDef } from "../../src/catalog/index.js";
 import { endpointUrl } from "../../src/config/index.js";
 import {
   type CreateModelsOptions,

@@ -3,7 +3,8 @@
 // out by hand; the hybrid round robin names the lists that offered each record.
 import { describe, expect, it } from "vitest";
 import { rng as prng } from "../../bench/random.js";
-import { DEFAULT_RANK_CONF, type RankNode } from "../../src/catalog/rank.js";
+import { DEFAULT_RANK_CONF } from "../../src/catalog/definition/rank.js";
+import type { RankNode } from "../../src/catalog/index.js";
 import { fusedExplain, wrapRank } from "../../src/search/explain.js";
 import { interleave } from "../../src/search/interleave.js";
 import { candidateSignals, evaluateRank, explainRank } from "../../src/search/rank-eval.js";

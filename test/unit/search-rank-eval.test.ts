@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rng as prng } from "../../bench/random.js";
-import { DEFAULT_RANK_CONF, type RankNode } from "../../src/catalog/rank.js";
+import { DEFAULT_RANK_CONF } from "../../src/catalog/definition/rank.js";
+import type { RankNode } from "../../src/catalog/index.js";
 import { compileRank, evaluateRank, minMaxScores, orderByRank } from "../../src/search/rank-eval.js";
 import type { Candidate } from "../../src/search/types.js";
 import { candidate, hoursAgo, NOW } from "../support/candidates.js";

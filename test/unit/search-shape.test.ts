@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INCLUDE_FIELDS } from "../../src/catalog/search-spec.js";
-import type { CollectionDef, FieldDecl } from "../../src/catalog/types.js";
+import { type CollectionDef, type FieldDecl, INCLUDE_FIELDS } from "../../src/catalog/index.js";
 import { HIT_TEXT_CHARS, shapeHit, shortenMiddle } from "../../src/search/shape.js";
 import type { ShownCandidate } from "../../src/search/types.js";
 

@@ -80,7 +80,7 @@ describe("the client's quick-start flow", () => {
     const stranger = new Engram({ url: server.url, key: `egk_${"A".repeat(43)}` });
     await expect(stranger.workspace()).rejects.toMatchObject({ status: 401, code: "unauthorized" });
 
-    // The fake model provider cannot answer: 502 answer_model, as the spec says.
+    // The fake model provider cannot answer: 502 answer_model (docs/api.md "`POST /answer`").
     await expect(engram.answer({ question: "What plan is cust-1 on?" })).rejects.toMatchObject({
       status: 502,
       code: "answer_model",

@@ -3,16 +3,10 @@
 import { stringify } from "yaml";
 import { api } from "../api";
 import { type Route, withQuery } from "../router";
+import type { CatalogDefinitions } from "../types";
 import { ErrorNote, Loading } from "./common";
 import { Link } from "./link";
 import { useApi } from "./use-api";
-
-export interface CatalogDefinitions {
-  package: string;
-  catalog_hash: string;
-  manifest: Record<string, unknown>;
-  definitions: Record<string, unknown>;
-}
 
 /** The order families are listed in (any other family follows). */
 const FAMILY_ORDER = [

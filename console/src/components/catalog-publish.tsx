@@ -6,7 +6,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { parse } from "yaml";
 import { api } from "../api";
 import { useReadOnly, writeControl } from "../read-only";
-import { type CompatibilityReport, CompatibilityView, PublishProblem } from "./catalog-reports";
+import type { CompatibilityReport, PublishResult } from "../types";
+import { CompatibilityView, PublishProblem } from "./catalog-reports";
 import { Confirm, Loading, Section } from "./common";
 import { DataTable } from "./data-table";
 
@@ -20,15 +21,6 @@ interface Upload {
   packages: string[];
   /** Manifests that did not parse (the dry run reports them properly). */
   unreadable: string[];
-}
-
-interface PublishResult {
-  workspace: string;
-  package: string;
-  catalog_hash: string;
-  files: Record<string, string>;
-  loaded: true;
-  rewritten_records: number;
 }
 
 /** Compares semantic versions, newest first ("1.10.0" before "1.9.0", a release before its rc). */

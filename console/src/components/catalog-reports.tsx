@@ -1,31 +1,9 @@
 // The catalog page's reports: compatibility (installed, or a dry run of an upload), prune, and a
 // publish problem with the compatibility report a 409 carries.
 import { ApiError } from "../api";
+import type { CompatibilityReport, PruneReport } from "../types";
 import { Chips, ErrorNote } from "./common";
 import { DataTable } from "./data-table";
-
-export interface CompatibilityReport {
-  verdict: "invisible" | "additive" | "reinterpreting";
-  publishable: boolean;
-  blockers: {
-    records: { collection: string; version: number; contract_hash: string; count: number };
-    reason: string;
-    action: string;
-  }[];
-  changes?: { collection: string; version: number; count: number; verdict: string; reason: string }[];
-}
-
-export interface PruneReport {
-  package: string;
-  candidates: {
-    definition: string;
-    listed: boolean;
-    references: string[];
-    reference_kind: string;
-    safe_to_delete: boolean;
-  }[];
-  safe_to_delete: string[];
-}
 
 const VERDICTS: Record<string, { tone: string; text: string }> = {
   invisible: { tone: "tone-good", text: "No stored record is read differently." },

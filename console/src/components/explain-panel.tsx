@@ -118,7 +118,7 @@ export function ExplainPanel(props: { hit: SearchHit }) {
           {sourceRanks
             ? Object.entries(sourceRanks).map(([source, rank]) => [
                 <dt key={`${source}-t`}>rank in {source}</dt>,
-                <dd key={`${source}-d`}>{rank}</dd>,
+                <dd key={`${source}-d`}>{String(rank)}</dd>,
               ])
             : null}
         </dl>
@@ -187,7 +187,9 @@ function nodeOptions(node: RankTreeNode): string {
 function RankNodeItem(props: { node: RankTreeNode; root?: boolean }) {
   const { node } = props;
   const options = nodeOptions(node);
-  const children: RankTreeNode[] = [...(node.args ?? []), ...(node.rank ? [node.rank] : [])];
+  // Child nodes and an rrf argument's rank have this node's shape; the schema leaves them open
+  // objects rather than recursive (the rankTreeNode schema, docs/api.md "Explaining a ranking: `explain`").
+  const children = [...(node.args ?? []), ...(node.rank ? [node.rank] : [])] as RankTreeNode[];
   return (
     <li class={props.root ? "rank-root" : undefined}>
       <span class="rank-node">
@@ -199,7 +201,7 @@ function RankNodeItem(props: { node: RankTreeNode; root?: boolean }) {
         <span class="sr-only">value</span>
         <Num value={node.value} testid={props.root ? "rank-root" : undefined} />
       </span>
-      {node.order_by ? <OrderValues values={node.order_by} /> : null}
+      {node.order_by ? <OrderValues values={node.order_by as OrderValue[]} /> : null}
       {children.length > 0 ? (
         <ul>
           {children.map((child, i) => (

@@ -1,16 +1,11 @@
-// A form generated from a view's input_schema (JSON Schema 2020-12, SPEC "Parameter model"):
+// A form generated from a view's input_schema (JSON Schema 2020-12, docs/catalog.md "Parameters"):
 // string (enum as a select, date-time as text), integer and number, boolean, array of strings
 // (item enum as checkboxes, otherwise one per line). Required parameters are marked and defaults
 // filled in; `values` holds typed values, an optional parameter left empty is absent.
-import type { SchemaProperty } from "../types";
+import type { InputSchema, SchemaProperty } from "../types";
 import { CheckGroup, Field, ListInput, NumberInput } from "./form-inputs";
 
 export type ParamValues = Record<string, unknown>;
-
-export interface InputSchema {
-  properties: Record<string, SchemaProperty>;
-  required?: string[];
-}
 
 function typeOf(property: SchemaProperty): string {
   const t = Array.isArray(property.type) ? property.type.find((x) => x !== "null") : property.type;

@@ -1,6 +1,7 @@
-// The whole SearchSpec (SPEC "Search request") as a form over a plain JSON object: every control
-// reads its key from the spec and writes a new spec, so the raw JSON editor beside it and this
-// form always show the same request. Keys the form has no control for stay as they are.
+// The whole SearchSpec (docs/api.md "`POST /search`: the SearchSpec") as a form over a plain
+// JSON object: every control reads its key from the spec and writes a new spec, so the raw JSON
+// editor beside it and this form always show the same request. Keys the form has no control for
+// stay as they are.
 import type { SearchSpec } from "../types";
 import { CheckGroup, Field, ListInput, NumberInput, type TextFormat, TextInput } from "./form-inputs";
 import { Fieldset, KInput, PartEditor } from "./search-part";

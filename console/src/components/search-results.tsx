@@ -4,6 +4,7 @@ import type { SearchHit, SearchResponse } from "../types";
 import { TableHead } from "./data-table";
 import { ExplainPanel, explainSummary, num } from "./explain-panel";
 import { Link } from "./link";
+import { isObject } from "./search-spec";
 
 /** A short, one-paragraph preview of what a hit holds (its text, else its fields or content). */
 export function preview(hit: SearchHit, max = 220): string {
@@ -55,7 +56,7 @@ function Summary(props: { response: SearchResponse }) {
       {response.ranking ? (
         <>
           {" "}
-          · ranking <code>{response.ranking.kind}</code>
+          · ranking <code>{String(response.ranking.kind)}</code>
         </>
       ) : null}
       {response.backend?.length ? (
@@ -105,9 +106,11 @@ export function SearchResults(props: { response: SearchResponse }) {
                   <td>
                     <RecordLink id={hit.id} />
                   </td>
-                  <td>{hit.collection ?? <span class="muted">—</span>}</td>
                   <td>
-                    {hit.entity ? (
+                    {typeof hit.collection === "string" ? hit.collection : <span class="muted">—</span>}
+                  </td>
+                  <td>
+                    {typeof hit.entity === "string" && hit.entity ? (
                       <Link href={href("/entity", { entity: hit.entity })}>{hit.entity}</Link>
                     ) : (
                       <span class="muted">—</span>
@@ -131,7 +134,9 @@ export function SearchResults(props: { response: SearchResponse }) {
                   ) : null}
                   <td class="preview">
                     {preview(hit)}
-                    {hit.fields && typeof hit.text === "string" ? <FieldValues fields={hit.fields} /> : null}
+                    {isObject(hit.fields) && typeof hit.text === "string" ? (
+                      <FieldValues fields={hit.fields} />
+                    ) : null}
                   </td>
                 </tr>
                 {hit.explain ? (

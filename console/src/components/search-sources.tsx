@@ -1,5 +1,5 @@
-// A combined search (SPEC "Combined searches"): its sources, each one search with a name and a
-// weight, fused by rrf, and the boost applied after fusing.
+// A combined search (docs/api.md "Sources, fuse and boost"): its sources, each one search with a
+// name and a weight, fused by rrf, and the boost applied after fusing.
 import type { SearchSpec } from "../types";
 import { NumberInput, type TextFormat, TextInput } from "./form-inputs";
 import { Fieldset, PartEditor, RankEditor } from "./search-part";

@@ -1,12 +1,12 @@
-// A SearchSpec (SPEC "Search request") as the form edits it: a plain JSON object read key by key
-// and rewritten as a new object on every change, so keys the form has no control for stay as they
-// are.
+// A SearchSpec (docs/api.md "`POST /search`: the SearchSpec") as the form edits it: a plain JSON
+// object read key by key and rewritten as a new object on every change, so keys the form has no
+// control for stay as they are.
 import type { SearchSpec } from "../types";
 
 export const MODES = ["hybrid", "vector", "text", "recent", "structured"] as const;
-export { INCLUDE_FIELDS as INCLUDE } from "../../../src/catalog/search-include";
+export { INCLUDE_FIELDS as INCLUDE } from "../../../src/catalog/search-spec/include";
 
-/** The keys a single search and each source share (SPEC "Combined searches" rule 2). */
+/** The keys a single search and each source share (docs/api.md "Sources, fuse and boost", rule 2). */
 const PART_KEYS = ["mode", "scope", "where", "order_by", "rank", "params"] as const;
 
 export type Obj = Record<string, unknown>;

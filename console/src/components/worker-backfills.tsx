@@ -2,6 +2,7 @@
 // one behind a confirmation.
 import { api } from "../api";
 import { useReadOnly, writeControl } from "../read-only";
+import type { Backfill } from "../types";
 import { LoadStatus, RefreshButton, Section } from "./common";
 import { ActionConfirm, ActionOutcome, useConfirmedAction } from "./confirmed-action";
 import { DataTable } from "./data-table";
@@ -9,22 +10,6 @@ import { StateBadge } from "./records-links";
 import { When } from "./time";
 import { useApi } from "./use-api";
 import { ErrorCell } from "./worker-format";
-
-interface Backfill {
-  id: string;
-  state: "queued" | "live" | "done" | "cancelled" | "failed";
-  cursor_seq: number;
-  scanned: number;
-  annotated: number;
-  last_error: string | null;
-  collection: string;
-  version: number;
-  processor: string;
-  max_rows: number | null;
-  cancel_requested?: boolean;
-  created_at?: string;
-  updated_at?: string;
-}
 
 const target = (b: Backfill) => `${b.processor} over ${b.collection}@${b.version}`;
 const running = (b: Backfill) => b.state === "queued" || b.state === "live";

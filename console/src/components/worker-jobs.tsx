@@ -13,7 +13,7 @@ import { When } from "./time";
 import { useApi } from "./use-api";
 import { ErrorCell, ShortId } from "./worker-format";
 
-export const JOB_STATES = ["queued", "running", "succeeded", "dead", "cancelled"];
+export const JOB_STATES: Job["state"][] = ["queued", "running", "succeeded", "dead", "cancelled"];
 /** The kinds the worker runs (src/deps.ts); another kind in the URL is offered too. */
 const JOB_KINDS = ["enrich", "derive", "backfill", "reindex", "index_delete"];
 const PAGE_SIZE = 25;

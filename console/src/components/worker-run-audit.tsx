@@ -1,85 +1,12 @@
 // The sections of a derivation run's audit (GET /runs/{id}): why it ran, what it read, what it
 // proposed against the live heads, and what it wrote. Runs never hold prompts or model replies.
 import type { ComponentChildren } from "preact";
-import type { FullRecord, RunSummary } from "../types";
+import type { EmissionView, ReceiptHead, ReceiptView, RunDetail, VisibleSourceView } from "../types";
 import { Chips, Json, Section } from "./common";
 import { DataTable } from "./data-table";
 import { EntityLink, RecordFlags, RecordLink, RecordLinks, RunLink, StateBadge } from "./records-links";
 import { duration, When } from "./time";
 import { ShortId } from "./worker-format";
-
-/** An emitted record as GET /runs/{id} lists it. */
-export type RunRecord = Pick<
-  FullRecord,
-  | "id"
-  | "seq"
-  | "collection"
-  | "key"
-  | "type"
-  | "status"
-  | "ready"
-  | "tombstone"
-  | "text"
-  | "citations"
-  | "depth"
-  | "occurred_at"
-  | "created_at"
->;
-
-interface Head {
-  collection?: string;
-  key: string;
-  record_id?: string | null;
-}
-
-interface ReceiptSource {
-  name?: string;
-  kind?: string;
-  record_count?: number;
-  tokens?: number;
-  truncated?: boolean;
-  [field: string]: unknown;
-}
-
-export interface RunDetail extends RunSummary {
-  failure_detail: string | null;
-  package: string;
-  catalog_hash: string;
-  definition_hash: string;
-  config_hash: string;
-  model_usage: { calls?: number; prompt_tokens?: number; completion_tokens?: number };
-  content: {
-    trigger_reasons: { on: string; trigger: string | null; [field: string]: unknown }[];
-    candidate_set: { covered_keys: string[]; divergence: { key: string; change: string }[] };
-  };
-  read_receipt: {
-    heads?: Head[];
-    sources?: ReceiptSource[];
-    watermark_from?: number;
-    watermark_to?: number;
-    checkpoint_seq?: number;
-    generation?: number;
-    [field: string]: unknown;
-  } | null;
-  emission: {
-    collection?: string;
-    type?: string;
-    keys?: string[];
-    complete?: boolean;
-    review?: string;
-    rejected?: { index: number; key?: string | null; reason: string }[];
-    [field: string]: unknown;
-  };
-  expected_active_heads: Head[];
-  keyed_divergence: { key: string; expected_record_id: string | null; actual_record_id: string | null }[];
-  visible_sources: { source: string; kind: string; record_ids: string[] }[];
-  citations: string[];
-  output_ids: string[];
-  output_total: number;
-  output_offset: number;
-  output_limit: number;
-  records: RunRecord[];
-}
 
 function Facts(props: { rows: [string, ComponentChildren][] }) {
   return (
@@ -201,7 +128,7 @@ export function TriggerReasons(props: { run: RunDetail }) {
   );
 }
 
-function HeadsTable(props: { heads: Head[]; label: string }) {
+function HeadsTable(props: { heads: ReceiptHead[]; label: string }) {
   if (props.heads.length === 0) return <p class="muted">None.</p>;
   return (
     <DataTable label={props.label} columns={["Collection", "Key", "Head record"]} bare>
@@ -219,7 +146,7 @@ function HeadsTable(props: { heads: Head[]; label: string }) {
 }
 
 export function ReadReceipt(props: { run: RunDetail }) {
-  const receipt = props.run.read_receipt;
+  const receipt = props.run.read_receipt as ReceiptView | null;
   if (!receipt)
     return (
       <Section title="Read receipt">
@@ -290,7 +217,7 @@ function IdList(props: { ids: string[]; label: string; max?: number }) {
 }
 
 export function VisibleSources(props: { run: RunDetail }) {
-  const sources = props.run.visible_sources ?? [];
+  const sources = props.run.visible_sources as VisibleSourceView[];
   return (
     <Section title="Visible evidence">
       <p class="muted">
@@ -361,7 +288,7 @@ export function CandidateSet(props: { run: RunDetail }) {
 }
 
 export function Emission(props: { run: RunDetail }) {
-  const emission = props.run.emission ?? {};
+  const emission = props.run.emission as EmissionView;
   const rejected = emission.rejected ?? [];
   if (!emission.collection && rejected.length === 0)
     return (

@@ -7,18 +7,13 @@ import { api } from "../api";
 import { DefinitionsTab } from "../components/catalog-definitions";
 import { DiscoveryTab } from "../components/catalog-discovery";
 import { PublishTab } from "../components/catalog-publish";
-import {
-  type CompatibilityReport,
-  CompatibilityView,
-  type PruneReport,
-  PruneView,
-} from "../components/catalog-reports";
+import { CompatibilityView, PruneView } from "../components/catalog-reports";
 import { ErrorNote, Loading, LoadStatus, RefreshButton, Section } from "../components/common";
 import { Link } from "../components/link";
 import { Age } from "../components/time";
 import { useApi } from "../components/use-api";
 import { href, type Route } from "../router";
-import type { CatalogSummary, WorkspaceInfo } from "../types";
+import type { CatalogSummary, CompatibilityReport, PruneReport, WorkspaceInfo } from "../types";
 
 /** GET /catalog, or null when no catalog is published yet. */
 export function readCatalogSummary(signal: AbortSignal): Promise<CatalogSummary | null> {

@@ -80,7 +80,7 @@ export function OverviewPage() {
           <Section title="Jobs">
             <dl class="facts">
               {JOB_STATES.map((state) => {
-                const n = w.counts.jobs[state] ?? 0;
+                const n = w.counts.jobs[state];
                 return [
                   <dt key={`${state}-t`}>{state}</dt>,
                   <dd key={`${state}-d`} class={state === "dead" && n > 0 ? "alert" : undefined}>

@@ -11,7 +11,7 @@ import { SearchResults } from "../components/search-results";
 import { isObject, type SearchCatalog } from "../components/search-spec";
 import { useApi } from "../components/use-api";
 import { href, navigate, type Route } from "../router";
-import type { SearchResponse, SearchSpec } from "../types";
+import type { CollectionsAnswer, RankSchema, SearchResponse, SearchSpec } from "../types";
 
 export const DEFAULT_SPEC: SearchSpec = {
   mode: "hybrid",
@@ -21,14 +21,6 @@ export const DEFAULT_SPEC: SearchSpec = {
 };
 
 const RANK_FORMAT_KEY = "engram.console.rank-format";
-
-interface CollectionsAnswer {
-  collections: { name: string; active: boolean; fields?: SearchCatalog["collections"][number]["fields"] }[];
-}
-interface RankSchema {
-  defaults?: { formulas?: Record<string, unknown> };
-  scores?: { name: string }[];
-}
 
 /** The workspace's collections and rank defaults for the form; a failure leaves the form usable. */
 async function loadCatalog(signal: AbortSignal): Promise<SearchCatalog> {

@@ -13,7 +13,13 @@ import { preview, RecordLink, SearchResults } from "../components/search-results
 import { isObject } from "../components/search-spec";
 import { useApi } from "../components/use-api";
 import { href, navigate, type Route } from "../router";
-import type { GraphEdge, SearchResponse, ViewEntry, ViewResponse } from "../types";
+import type {
+  GraphViewResponse,
+  OrphansViewResponse,
+  SearchViewResponse,
+  ViewEntry,
+  ViewResponse,
+} from "../types";
 
 function parseParams(text: string | null): { params?: ParamValues; error?: string } {
   if (text === null) return {};
@@ -163,22 +169,23 @@ function ViewResult(props: { view: ViewEntry; response: ViewResponse }) {
         </code>{" "}
         with {JSON.stringify(response.parameters)}
       </p>
+      {/* A view answers the shape of its kind (docs/api.md "`POST /views/{name}/query`"). */}
       {view.kind === "graph" ? (
-        <GraphResult response={response} view={view.name} />
+        <GraphResult response={response as GraphViewResponse} view={view.name} />
       ) : view.kind === "graph_orphans" ? (
-        <OrphansResult response={response} />
+        <OrphansResult response={response as OrphansViewResponse} />
       ) : (
-        <SearchResults response={response as unknown as SearchResponse} />
+        <SearchResults response={response as SearchViewResponse} />
       )}
     </div>
   );
 }
 
-function GraphResult(props: { response: ViewResponse; view: string }) {
+function GraphResult(props: { response: GraphViewResponse; view: string }) {
   const { response } = props;
-  const edges = response.citations ?? (response.hits as GraphEdge[]) ?? [];
+  const edges = response.citations;
   const { nodes, links } = useMemo(() => {
-    const set = new Set<string>(response.nodes ?? []);
+    const set = new Set<string>(response.nodes);
     for (const e of edges) {
       set.add(e.subject);
       set.add(e.object);
@@ -187,7 +194,7 @@ function GraphResult(props: { response: ViewResponse; view: string }) {
       id: e.id,
       from: e.subject,
       to: e.object,
-      label: e.predicate,
+      label: e.predicate ?? undefined,
     }));
     return { nodes: [...set].sort(), links: list };
   }, [response]);
@@ -248,7 +255,7 @@ function GraphResult(props: { response: ViewResponse; view: string }) {
           ))}
         </DataTable>
       </div>
-      {response.paths?.length ? (
+      {response.paths.length ? (
         <details class="paths">
           <summary>
             {response.paths.length} {response.paths.length === 1 ? "path" : "paths"}
@@ -266,8 +273,8 @@ function GraphResult(props: { response: ViewResponse; view: string }) {
   );
 }
 
-function OrphansResult(props: { response: ViewResponse }) {
-  const orphans = props.response.orphans ?? [];
+function OrphansResult(props: { response: OrphansViewResponse }) {
+  const orphans = props.response.orphans;
   // A node is its key (the graph's node names); entity:key when two entities share one.
   const names = useMemo(() => {
     const plain = orphans.map((o) => o.key ?? o.entity);

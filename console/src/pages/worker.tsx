@@ -12,7 +12,6 @@ import {
   Emission,
   EmittedRecords,
   ReadReceipt,
-  type RunDetail,
   RunFacts,
   RunHashes,
   TriggerReasons,
@@ -20,6 +19,7 @@ import {
 } from "../components/worker-run-audit";
 import { RunsSection } from "../components/worker-runs";
 import { href, navigate, type Route, withQuery } from "../router";
+import type { RunDetail } from "../types";
 
 export function WorkerPage(props: { route: Route }) {
   return (

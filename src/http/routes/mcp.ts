@@ -1,9 +1,11 @@
+// The mounting point of the MCP shell (src/mcp): GET /tools and POST /mcp of src/contract/tools.ts,
+// the Fastify request handed to the SDK's web handler and its Response written back.
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { activeCatalog, requireCatalog } from "../../catalog/index.js";
-import type { ToolDeps } from "../../mcp/call.js";
-import { TOOLS_DISCOVERY_SCHEMA, toolsDiscovery } from "../../mcp/discovery.js";
-import { type ToolScope, toolHandler } from "../../mcp/server.js";
+import { MCP, TOOLS } from "../../contract/index.js";
+import { type ToolDeps, type ToolScope, toolHandler, toolsDiscovery } from "../../mcp/index.js";
+import { contractRoute } from "../contract-route.js";
 
 // Never handed to the MCP layer: the key stays in the authentication hook.
 const WITHHELD_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
@@ -30,49 +32,23 @@ async function sendWeb(reply: FastifyReply, response: Response): Promise<Fastify
   return reply.send(await response.text());
 }
 
-const jsonRpc = { type: "object", additionalProperties: true } as const;
-
-/** GET /tools and POST /mcp (spec "Agent tool endpoint"); the Origin rule runs in origins.ts. */
+/** GET /tools and POST /mcp (docs/api.md "MCP"); the Origin rule runs in origins.ts. */
 export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {
   const handler = toolHandler({
     ...deps,
     onInternalError: (error) => app.log.error({ err: error }, "MCP tool call failed"),
   });
   app.addHook("onClose", () => handler.close());
-  app.get(
-    "/tools",
-    {
-      schema: {
-        summary: "The workspace's agent tools: package, interface, input and output schemas",
-        tags: ["discovery"],
-        response: { 200: TOOLS_DISCOVERY_SCHEMA },
-      },
-    },
-    async (request) =>
+  app.route({
+    ...contractRoute(TOOLS),
+    handler: async (request) =>
       toolsDiscovery(await requireCatalog(deps.db, request.workspace.id), request.key.scope === "read_only"),
-  );
-  app.post<{ Body: unknown }>(
-    "/mcp",
-    {
-      // Each tool decides: read-only keys neither see nor run ingest tools (src/mcp/server.ts).
-      config: { reads: true },
-      schema: {
-        summary: "MCP Streamable HTTP (2026-07-28 stateless, and 2025 revisions through initialize)",
-        tags: ["mcp"],
-        body: { description: "a JSON-RPC 2.0 request or notification" },
-        response: {
-          200: { description: "JSON-RPC response, or a request-scoped text/event-stream", ...jsonRpc },
-          202: { description: "notification accepted", type: "null" },
-          400: { description: "JSON-RPC error: header or protocol-version mismatch", ...jsonRpc },
-          406: {
-            description: "JSON-RPC error: Accept lacks application/json or text/event-stream",
-            ...jsonRpc,
-          },
-          415: { description: "JSON-RPC error: Content-Type is not application/json", ...jsonRpc },
-        },
-      },
-    },
-    async (request, reply) => {
+  });
+  app.route<{ Body: unknown }>({
+    ...contractRoute(MCP),
+    // Each tool decides: read-only keys neither see nor run ingest tools (src/mcp/server.ts).
+    config: { reads: true },
+    handler: async (request, reply) => {
       const scope: ToolScope = {
         workspace: request.workspace,
         catalog: await activeCatalog(deps.db, request.workspace.id),
@@ -84,5 +60,5 @@ export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {
       });
       return sendWeb(reply, response);
     },
-  );
+  });
 }

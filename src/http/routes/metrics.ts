@@ -1,4 +1,4 @@
-// GET /metrics (CONVENTIONS.md, "Keys and operations"): the Prometheus text format for an
+// GET /metrics (docs/operations.md "Metrics"): the Prometheus text format for an
 // operator's scraper, behind METRICS_TOKEN rather than a workspace key (auth.ts lets it through),
 // and hidden from /openapi.json, which documents the workspace API. Without METRICS_TOKEN there
 // is no route and nothing is counted: /metrics is the ordinary 404.

@@ -1,8 +1,19 @@
+// The record routes (src/contract/records.ts): each registered by its own function, which turns
+// the query or body into the records module's call (docs/api.md "Write and read records").
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config/index.js";
+import {
+  CITED_BY,
+  DELTA,
+  DOCUMENT,
+  DOCUMENT_HISTORY,
+  GET_RECORD,
+  MOVE_CURSOR,
+  TIMELINE,
+  WRITE_RECORDS,
+} from "../../contract/index.js";
 import { readDocument } from "../../derivations/index.js";
 import type { Db } from "../../platform/db/index.js";
-import { SEQ_MAX } from "../../platform/input.js";
 import {
   citedBy,
   delta,
@@ -13,21 +24,11 @@ import {
   timeline,
   writeRecords,
 } from "../../records/index.js";
-import { ROW_SCHEMA } from "../../records/row-schema.js";
+import { contractRoute } from "../contract-route.js";
 
-const nameList = {
-  type: "array",
-  items: { type: "string", minLength: 1 },
-  description: "comma-separated, or the parameter repeated",
-} as const;
-const limit = { type: "integer", minimum: 1, maximum: 100, default: 20 } as const;
-const seq = { type: "integer", minimum: 0, maximum: SEQ_MAX } as const;
-const nonBlank = { type: "string", minLength: 1, pattern: "\\S" } as const;
-const includeSystem = { type: "boolean", default: false } as const;
-
-/** status=active|draft|all, defaulting as each read documents. */
-function statusFilter(fallback: StatusFilter) {
-  return { type: "string", enum: ["active", "draft", "all"], default: fallback } as const;
+interface RecordRouteDeps {
+  db: Db;
+  config: Config;
 }
 
 /** Lists arrive as ?collections=a,b or ?collections=a&collections=b. */
@@ -39,97 +40,53 @@ function splitList(values: string[] | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-const strict = { type: "object", additionalProperties: false } as const;
+/** A newest-first page under the name its reply gives the rows; truncated: an older page follows. */
+function olderPage(name: string, page: { rows: unknown[]; nextBeforeSeq: number | null }) {
+  return { [name]: page.rows, next_before_seq: page.nextBeforeSeq, truncated: page.nextBeforeSeq !== null };
+}
 
-export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void {
-  const tags = ["records"];
-
-  app.post<{ Body: { records: unknown[] } }>(
-    "/records",
-    {
-      schema: {
-        summary: "Write a batch of records atomically",
-        tags,
-        body: {
-          ...strict,
-          properties: {
-            records: {
-              type: "array",
-              minItems: 1,
-              items: ROW_SCHEMA,
-              description: "at most MAX_BATCH_RECORDS rows, written in one transaction",
-            },
-          },
-          required: ["records"],
-        },
-      },
-    },
-    async (request) =>
+function writeRoute(app: FastifyInstance, { db, config }: RecordRouteDeps): void {
+  app.route<{ Body: { records: unknown[] } }>({
+    ...contractRoute(WRITE_RECORDS),
+    handler: async (request) =>
       writeRecords(db, request.workspace, request.body.records, { maxBatch: config.maxBatchRecords }),
-  );
+  });
+}
 
-  app.get<{ Params: { id: string } }>(
-    "/records/:id",
-    {
-      schema: {
-        summary: "One full record",
-        tags,
-        params: { type: "object", properties: { id: { type: "string" } } },
-      },
-    },
-    async (request) => getRecord(db, request.workspace.id, request.params.id),
-  );
+function getRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Params: { id: string } }>({
+    ...contractRoute(GET_RECORD),
+    handler: async (request) => getRecord(db, request.workspace.id, request.params.id),
+  });
+}
 
-  app.get<{ Params: { id: string }; Querystring: { limit: number; before_seq?: number } }>(
-    "/records/:id/cited-by",
-    {
-      schema: {
-        summary: "The records whose derived_from names this record, newest first",
-        tags,
-        params: { type: "object", properties: { id: { type: "string" } } },
-        querystring: { ...strict, properties: { limit, before_seq: seq } },
-      },
-    },
-    async (request) => {
+function citedByRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Params: { id: string }; Querystring: { limit: number; before_seq?: number } }>({
+    ...contractRoute(CITED_BY),
+    handler: async (request) => {
       const page = await citedBy(db, request.workspace.id, request.params.id, {
         limit: request.query.limit,
         beforeSeq: request.query.before_seq,
       });
       return { records: page.rows, next_before_seq: page.nextBeforeSeq };
     },
-  );
+  });
+}
 
-  app.get<{
-    Querystring: {
-      entity?: string;
-      collections?: string[];
-      types?: string[];
-      status?: StatusFilter;
-      include_system?: boolean;
-      limit: number;
-      before_seq?: number;
-    };
-  }>(
-    "/timeline",
-    {
-      schema: {
-        summary: "Records newest first (events and keyed rows, successors not collapsed)",
-        tags,
-        querystring: {
-          ...strict,
-          properties: {
-            entity: nonBlank,
-            collections: nameList,
-            types: nameList,
-            status: statusFilter("active"),
-            include_system: includeSystem,
-            limit,
-            before_seq: seq,
-          },
-        },
-      },
-    },
-    async (request) => {
+interface TimelineQuery {
+  entity?: string;
+  collections?: string[];
+  types?: string[];
+  status?: StatusFilter;
+  include_system?: boolean;
+  limit: number;
+  before_seq?: number;
+}
+
+function timelineRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Querystring: TimelineQuery }>({
+    ...contractRoute(TIMELINE),
+    handler: async (request) => {
       const q = request.query;
       const page = await timeline(db, request.workspace.id, {
         entity: q.entity,
@@ -140,56 +97,36 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
         limit: q.limit,
         beforeSeq: q.before_seq,
       });
-      return {
-        records: page.rows,
-        next_before_seq: page.nextBeforeSeq,
-        truncated: page.nextBeforeSeq !== null,
-      };
+      return olderPage("records", page);
     },
-  );
+  });
+}
 
-  app.get<{ Querystring: { entity: string; collections?: string[]; status?: "active" | "draft" } }>(
-    "/document",
-    {
-      schema: {
-        summary: "Current beliefs and retractions of an entity",
-        tags,
-        querystring: {
-          ...strict,
-          properties: {
-            entity: nonBlank,
-            collections: nameList,
-            status: { type: "string", enum: ["active", "draft"], default: "active" },
-          },
-          required: ["entity"],
-        },
-      },
-    },
-    async (request) =>
+function documentRoute(app: FastifyInstance, { db, config }: RecordRouteDeps): void {
+  app.route<{ Querystring: { entity: string; collections?: string[]; status?: "active" | "draft" } }>({
+    ...contractRoute(DOCUMENT),
+    handler: async (request) =>
       readDocument(db, request.workspace, {
         entity: request.query.entity,
         collections: splitList(request.query.collections),
         status: request.query.status ?? "active",
         maxRecords: config.documentMaxRecords,
       }),
-  );
+  });
+}
 
-  app.get<{
-    Querystring: { entity: string; collection: string; key: string; limit: number; before_seq?: number };
-  }>(
-    "/document/history",
-    {
-      schema: {
-        summary: "Every version of one keyed slot, newest first",
-        tags,
-        querystring: {
-          ...strict,
-          properties: { entity: nonBlank, collection: nonBlank, key: nonBlank, limit, before_seq: seq },
-          required: ["entity", "collection", "key"],
-        },
-      },
-    },
-    async (request) => {
+interface HistoryQuery {
+  entity: string;
+  collection: string;
+  key: string;
+  limit: number;
+  before_seq?: number;
+}
+
+function documentHistoryRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Querystring: HistoryQuery }>({
+    ...contractRoute(DOCUMENT_HISTORY),
+    handler: async (request) => {
       const q = request.query;
       const page = await slotHistory(db, request.workspace.id, {
         entity: q.entity,
@@ -198,44 +135,24 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
         limit: q.limit,
         beforeSeq: q.before_seq,
       });
-      return {
-        versions: page.rows,
-        next_before_seq: page.nextBeforeSeq,
-        truncated: page.nextBeforeSeq !== null,
-      };
+      return olderPage("versions", page);
     },
-  );
+  });
+}
 
-  app.get<{
-    Querystring: {
-      consumer: string;
-      entity?: string;
-      collection?: string;
-      status?: StatusFilter;
-      include_system?: boolean;
-      limit: number;
-    };
-  }>(
-    "/delta",
-    {
-      schema: {
-        summary: "Changes after the consumer's cursor, ascending by seq",
-        tags,
-        querystring: {
-          ...strict,
-          properties: {
-            consumer: nonBlank,
-            entity: nonBlank,
-            collection: nonBlank,
-            status: statusFilter("all"),
-            include_system: includeSystem,
-            limit,
-          },
-          required: ["consumer"],
-        },
-      },
-    },
-    async (request) => {
+interface DeltaQuery {
+  consumer: string;
+  entity?: string;
+  collection?: string;
+  status?: StatusFilter;
+  include_system?: boolean;
+  limit: number;
+}
+
+function deltaRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Querystring: DeltaQuery }>({
+    ...contractRoute(DELTA),
+    handler: async (request) => {
       const q = request.query;
       return delta(db, request.workspace.id, {
         consumer: q.consumer,
@@ -248,30 +165,21 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
         },
       });
     },
-  );
+  });
+}
 
-  app.post<{
-    Body: { consumer: string; entity?: string; position: number; scope_hash: string; force?: boolean };
-  }>(
-    "/cursor",
-    {
-      schema: {
-        summary: "Advance a consumer's cursor after applying a delta page",
-        tags,
-        body: {
-          ...strict,
-          properties: {
-            consumer: nonBlank,
-            entity: { type: ["string", "null"] },
-            position: seq,
-            scope_hash: { type: "string", pattern: "^[0-9a-f]{64}$" },
-            force: { type: "boolean" },
-          },
-          required: ["consumer", "position", "scope_hash"],
-        },
-      },
-    },
-    async (request) => {
+interface CursorBody {
+  consumer: string;
+  entity?: string;
+  position: number;
+  scope_hash: string;
+  force?: boolean;
+}
+
+function cursorRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Body: CursorBody }>({
+    ...contractRoute(MOVE_CURSOR),
+    handler: async (request) => {
       const body = request.body;
       return moveCursor(db, request.workspace.id, {
         consumer: body.consumer,
@@ -281,5 +189,21 @@ export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void
         force: body.force ?? false,
       });
     },
-  );
+  });
+}
+
+// In the order /openapi.json lists them.
+const RECORD_ROUTES = [
+  writeRoute,
+  getRoute,
+  citedByRoute,
+  timelineRoute,
+  documentRoute,
+  documentHistoryRoute,
+  deltaRoute,
+  cursorRoute,
+];
+
+export function recordRoutes(app: FastifyInstance, db: Db, config: Config): void {
+  for (const register of RECORD_ROUTES) register(app, { db, config });
 }

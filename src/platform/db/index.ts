@@ -1,6 +1,7 @@
 export { DataDirLockedError } from "./datadir-lock.js";
 export { queryRowsAsJson } from "./json-rows.js";
 export { sqlLiteral, sqlTextArray } from "./literal.js";
+export { databaseAnswers } from "./liveness.js";
 export { loadMigrations, migrate } from "./migrate.js";
 export { MEMORY_DATA_DIR, openDatabase } from "./open.js";
 export { openPglite } from "./pglite.js";

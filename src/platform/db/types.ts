@@ -98,7 +98,7 @@ export const HNSW_SESSION_SQL = Object.entries(HNSW_SETTINGS)
  */
 export type VectorLayout = "auto" | "exact";
 
-/** Which engine and vector index serve searches (CONVENTIONS.md: GET /rank/schema, backend[].layout). */
+/** Which engine and vector index serve searches (docs/operations.md "Vector layouts"; backend[].layout). */
 export function storageLayout(db: Pick<Db, "kind" | "hasVector" | "distributed">): string {
   return `${db.distributed ? "citus" : db.kind}/${db.hasVector ? "hnsw" : "exact"}`;
 }

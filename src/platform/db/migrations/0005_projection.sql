@@ -1,7 +1,7 @@
 -- Search projection, written by the worker in the transaction that makes a record ready:
 -- the full-text vector (the search profile's text configuration) on the record, and one
 -- embedding per named space. With pgvector the embedding is a `vector`; without it a real[]
--- searched by an exact scan (CONVENTIONS.md, Storage).
+-- searched by an exact scan (docs/operations.md "Vector layouts").
 ALTER TABLE records ADD COLUMN search_text tsvector;
 CREATE INDEX records_search_text ON records USING gin (search_text);
 

@@ -1,9 +1,9 @@
--- text_match is Okapi BM25 over each workspace's own statistics (issue 53, CONVENTIONS.md
--- "Relevance"). Each record keeps its full-text vector's length (lexeme occurrences) and the text
--- search configuration it was built with; text_stats holds, per workspace and configuration, how
--- many searchable records hold each lexeme (docs) and, in the row of the empty lexeme, how many
--- searchable records there are and their total length. Kept exact as records become searchable
--- and stop being so (src/records/text-stats.ts).
+-- text_match is Okapi BM25 over each workspace's own statistics (issue 53, docs/api.md
+-- "Relevance: `text_match`"). Each record keeps its full-text vector's length (lexeme
+-- occurrences) and the text search configuration it was built with; text_stats holds, per
+-- workspace and configuration, how many searchable records hold each lexeme (docs) and, in the
+-- row of the empty lexeme, how many searchable records there are and their total length. Kept
+-- exact as records become searchable and stop being so (src/records/text-stats.ts).
 CREATE FUNCTION engram_text_length(doc tsvector) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(sum(greatest(cardinality(u.positions), 1)), 0)::integer FROM unnest(doc) AS u

@@ -1,0 +1,86 @@
+// The definition model every family is written in: how a definition is read (Def) and refused
+// (DefinitionError), identity formats, parameters, rank expressions, the shapes of every family
+// and the selected catalog (CatalogIndex). The lowest part of the catalog: it imports none of the others.
+export {
+  activeCollection,
+  type CatalogIndex,
+  missingReference,
+  type ReferenceFamily,
+} from "./catalog-index.js";
+export { Def, describe, type LineLocator } from "./def.js";
+export { DefinitionError, type DefinitionPath } from "./definition-error.js";
+export type {
+  AccumulatorDef,
+  ArtifactBlock,
+  ArtifactDef,
+  DerivationDef,
+  DerivationLimits,
+  DerivationSource,
+  DerivationTask,
+  DocumentBlock,
+  EmitDef,
+  GraphMapping,
+  McpBindingKind,
+  McpInterfaceDef,
+  McpToolDef,
+  McpToolKind,
+  ProcessorDef,
+  ProcessorKind,
+  RecordStatus,
+  TriggerDef,
+  TriggerOn,
+  ViewBlock,
+  ViewDef,
+  ViewKind,
+} from "./family-types.js";
+export { NAME, NAME_HINT, VERSIONED_REF, VERSIONED_REF_HINT } from "./names.js";
+export {
+  compactParameters,
+  isZonedTimestamp,
+  type ParamDecl,
+  parametersInputSchema,
+  parseParameters,
+  queryArguments,
+  sampleArguments,
+  typeProblem,
+  validateArguments,
+  valueProblem,
+} from "./params.js";
+export {
+  AGE_FIELDS,
+  type AgeField,
+  DEFAULT_RANK_CONF,
+  parseRankConf,
+  parseRankExpression,
+  RANKED_MODES,
+  type RankConf,
+  type RankContext,
+  type RankNode,
+  rankGrammar,
+  readsAge,
+  SEARCH_MODES,
+  type SearchMode,
+  textRankSchema,
+} from "./rank.js";
+export {
+  BM25_LIMITS,
+  CAPABILITIES,
+  type Capability,
+  type CollectionDef,
+  DEFAULT_BM25,
+  type EmbeddingAlias,
+  type Entry,
+  type FieldDecl,
+  type ModelAlias,
+  type ModelsConf,
+  type PackageManifest,
+  type ProviderDef,
+  profileCapabilities,
+  type RetentionPolicy,
+  ref,
+  type SearchProfileDef,
+  TEXT_RANK_KINDS,
+  type TextRank,
+  VALUE_TYPES,
+  type ValueType,
+} from "./types.js";

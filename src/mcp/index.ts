@@ -1,0 +1,6 @@
+// The MCP shell: the workspace's agent tools served over MCP (POST /mcp, mounted by
+// src/http/routes/mcp.ts), their GET /tools envelope, and the local stdio adapter (`engram mcp`).
+export type { ToolDeps } from "./call.js";
+export { toolsDiscovery } from "./discovery.js";
+export { SUPPORTED_REVISIONS, type ToolScope, toolHandler } from "./server.js";
+export { type ApiTarget, serveStdioAdapter } from "./stdio.js";
