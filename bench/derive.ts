@@ -18,7 +18,7 @@ import { Worker } from "../src/worker/runner.js";
 import { createWorkspace } from "../src/workspaces/index.js";
 import { MINIMAL_PACKAGE } from "../test/support/catalog-files.js";
 import { derivationFiles, derivationYaml } from "../test/support/derivations.js";
-import { openBenchDb } from "./setup.js";
+import { FAKE_MODELS_ONLY, openBenchDb } from "./setup.js";
 
 const EVIDENCE = 200;
 const RUNS = Number(process.env.BENCH_DERIVE_RUNS ?? 30);
@@ -59,7 +59,7 @@ try {
 
   // 1. One run's own work: the handler's time minus the time inside the model call.
   let modelMs = 0;
-  const base = modelsResolver({ endpoints: [], fakeScript: SCRIPT });
+  const base = modelsResolver(FAKE_MODELS_ONLY, { fakeScript: SCRIPT });
   const timed = (catalog: Parameters<typeof base>[0]): Models => {
     const models = base(catalog);
     return {

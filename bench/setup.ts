@@ -116,3 +116,6 @@ export async function databaseBytes(db: Db): Promise<number> {
   );
   return rows[0]?.bytes ?? 0;
 }
+
+/** A deployment that lists no model endpoint and holds no secret: the bench's models are fake. */
+export const FAKE_MODELS_ONLY = { modelEndpoints: [], metricsToken: undefined, databaseUrl: undefined };

@@ -13,6 +13,7 @@ import { queryVector } from "../src/search/execute.js";
 import { filterSql, Params } from "../src/search/sql.js";
 import type { ModeName } from "./modes.js";
 import { AT, measuredParts, median, type RecallOptions, recallSummary, round } from "./recall.js";
+import { FAKE_MODELS_ONLY } from "./setup.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export const VECTOR_RECALL_MODES: ModeName[] = ["vector", "hybrid"];
@@ -38,7 +39,7 @@ export async function measureVectorRecall(
   options: RecallOptions,
 ): Promise<Partial<Record<ModeName, VectorRecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
-  const models = modelsResolver({ endpoints: [], fakeScript: {} });
+  const models = modelsResolver(FAKE_MODELS_ONLY, { fakeScript: {} });
   const declarations = new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
   const out: Partial<Record<ModeName, VectorRecallFigure>> = {};
   for (const mode of VECTOR_RECALL_MODES.filter((m) => options.modes.includes(m))) {

@@ -3,7 +3,7 @@
 // nothing: each entry point calls wireModules() before its first write.
 import { purgeExpiredUses } from "./artifacts/index.js";
 import type { CatalogDeps, InstalledCatalog } from "./catalog/index.js";
-import type { Config } from "./config/index.js";
+import { type Config, configuredSecrets } from "./config/index.js";
 import { DERIVE_JOB, deriveHandler, fireReadyTriggers, runCronTriggers } from "./derivations/index.js";
 import { INDEX_DELETE_JOB, indexDeleteHandler } from "./erasure/index.js";
 import {
@@ -53,17 +53,20 @@ export function catalogDeps(
   };
 }
 
-/** Models per installed catalog, built once per install; onCall is told of every call (metrics). */
-export function modelsResolver(options: {
-  endpoints: CreateModelsOptions["endpoints"];
-  fakeScript: Record<string, unknown>;
-  onCall?: CreateModelsOptions["onCall"];
-}): (catalog: InstalledCatalog) => Models {
+/**
+ * Models per installed catalog, built once per install, under the deployment's MODEL_ENDPOINTS
+ * and with its secrets to redact; onCall is told of every request (metrics).
+ */
+export function modelsResolver(
+  config: Pick<Config, "modelEndpoints" | "metricsToken" | "databaseUrl">,
+  options: { fakeScript: Record<string, unknown>; onCall?: CreateModelsOptions["onCall"] },
+): (catalog: InstalledCatalog) => Models {
   const cache = new WeakMap<InstalledCatalog, Models>();
+  const settings = { endpoints: config.modelEndpoints, secrets: configuredSecrets(config), env: process.env };
   return (catalog) => {
     let models = cache.get(catalog);
     if (!models) {
-      models = createModels(catalog.index.models.def, { ...options, env: process.env });
+      models = createModels(catalog.index.models.def, { ...options, ...settings });
       cache.set(catalog, models);
     }
     return models;
@@ -77,7 +80,7 @@ export async function workerHandlers(
 ): Promise<Record<string, JobHandler>> {
   const script = await loadFakeScript(config.fakeModelScript);
   const enrich = {
-    models: modelsResolver({ endpoints: config.modelEndpoints, fakeScript: script, onCall: onModelCall }),
+    models: modelsResolver(config, { fakeScript: script, onCall: onModelCall }),
     llmBatch: config.enrichLlmBatch,
     embedBatch: config.enrichEmbedBatch,
   };

@@ -1,6 +1,8 @@
 // The answer's model calls (docs/api.md "Answers and context"): an optional rewrite call for
-// {query}, then one call for {answer, citations, gaps}, each retried once on a malformed reply,
-// all within one fixed budget: at most 2 calls (4 with rewrite) and 150 seconds.
+// {query}, then one call for {answer, citations, gaps}, all within one fixed budget: at most 2
+// requests to the provider per step (4 with rewrite) and 150 seconds. A step's second request is
+// either the router's retry of a transient failure or asking again after a malformed reply,
+// never both; calls counts the requests the provider received.
 //
 // - The alias is conf/models.yaml defaults.answer, else defaults.derivation. An alias with a
 //   target on the fake provider cannot answer (docs/api.md "POST /answer": 502 answer_model under the fake provider);
@@ -11,13 +13,20 @@
 // - model_usage sums what the providers reported; estimated is true when one reported nothing
 //   (the adapter estimated) or when a call failed (its tokens are unknown and not counted).
 import type { InstalledCatalog } from "../catalog/index.js";
-import { type JsonInput, ModelOutputError, type Models, modelAppError } from "../models/index.js";
+import {
+  type JsonInput,
+  ModelOutputError,
+  type Models,
+  modelAppError,
+  type RequestBudget,
+} from "../models/index.js";
 import { withDeadline } from "../platform/deadline.js";
 import { AppError } from "../platform/errors.js";
 import { EVIDENCE_TAG } from "./evidence.js";
 
 /** docs/api.md "Limits", row answer: 150 s. */
 export const ANSWER_WALL_MS = 150_000;
+/** Requests to the provider per step (rewrite, answer). */
 const CALLS_PER_STEP = 2;
 
 export const ANSWER_OUTPUT_SCHEMA = {
@@ -89,6 +98,8 @@ export class AnswerSession {
   readonly usage: ModelUsage = { prompt_tokens: 0, completion_tokens: 0, calls: 0, estimated: false };
   private readonly deadline: number;
   private readonly budgetMs: number;
+  /** Aborted when the wall-clock budget runs out: the request in flight is dropped, no more is sent. */
+  private readonly expiry = new AbortController();
 
   constructor(
     private readonly models: Models,
@@ -99,30 +110,39 @@ export class AnswerSession {
     this.deadline = Date.now() + this.budgetMs;
   }
 
-  /** A JSON call asked again once when the reply is malformed or `problem` finds fault with it. */
+  /** A JSON call asked again when the reply is malformed or `problem` finds fault with it, while the step's budget lasts. */
   private async call(input: JsonInput, problem: (value: unknown) => string | null): Promise<unknown> {
-    for (let attempt = 1; ; attempt++) {
-      const left = this.deadline - Date.now();
-      if (left <= 0) throw this.outOfTime();
-      this.usage.calls++;
-      let fault: string | null;
-      try {
-        const result = await withDeadline(this.models.json(this.alias, input), left, () => this.outOfTime());
-        this.usage.prompt_tokens += result.usage.prompt_tokens;
-        this.usage.completion_tokens += result.usage.completion_tokens;
-        if (result.usage.estimated) this.usage.estimated = true;
-        fault = problem(result.value);
-        if (fault === null) return result.value;
-      } catch (error) {
-        this.usage.estimated = true;
-        if (!(error instanceof ModelOutputError)) throw modelAppError(error, "answer");
-        fault = error.message;
+    const budget: RequestBudget = { left: CALLS_PER_STEP, sent: 0, signal: this.expiry.signal };
+    try {
+      for (;;) {
+        const left = this.deadline - Date.now();
+        if (left <= 0) throw this.outOfTime();
+        let fault: string | null;
+        try {
+          const result = await withDeadline(this.models.json(this.alias, { ...input, budget }), left, () => {
+            this.expiry.abort();
+            return this.outOfTime();
+          });
+          this.usage.prompt_tokens += result.usage.prompt_tokens;
+          this.usage.completion_tokens += result.usage.completion_tokens;
+          if (result.usage.estimated) this.usage.estimated = true;
+          fault = problem(result.value);
+          if (fault === null) return result.value;
+        } catch (error) {
+          this.usage.estimated = true;
+          if (!(error instanceof ModelOutputError)) throw modelAppError(error, "answer");
+          fault = error.message;
+        }
+        if (budget.left <= 0) {
+          throw new AppError(
+            "answer_model",
+            `the model's ${input.task} reply was unusable after ${budget.sent} requests: ${fault}`,
+            { alias: this.alias },
+          );
+        }
       }
-      if (attempt >= CALLS_PER_STEP) {
-        throw new AppError("answer_model", `the model's ${input.task} reply was unusable twice: ${fault}`, {
-          alias: this.alias,
-        });
-      }
+    } finally {
+      this.usage.calls += budget.sent;
     }
   }
 

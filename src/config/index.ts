@@ -186,6 +186,29 @@ function vectorLayout(env: Env, databaseUrl: string | undefined): VectorLayout {
   return value as VectorLayout;
 }
 
+/**
+ * The deployment's own secrets, redacted from any text a model provider sends back
+ * (docs/operations.md, "Model endpoints"): the metrics token and the database URL and password.
+ * The values of the MODEL_ENDPOINTS variables are added where requests are sent.
+ */
+export function configuredSecrets(config: Pick<Config, "metricsToken" | "databaseUrl">): string[] {
+  const secrets = [config.metricsToken, config.databaseUrl];
+  if (config.databaseUrl) {
+    const password = new URL(config.databaseUrl).password;
+    if (password) secrets.push(password, decodedComponent(password));
+  }
+  return secrets.filter((secret): secret is string => secret !== undefined && secret !== "");
+}
+
+/** A percent-encoded URL part as written to the server, or as it came when it is not valid encoding. */
+function decodedComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Long enough not to be guessed, and without whitespace (it is sent as a bearer token). */
 const METRICS_TOKEN_MIN_CHARS = 16;
 

@@ -1,12 +1,20 @@
 // Running a derivation's tasks through the model router, each step checked against the limits
 // block before it happens (a run never passes a bound: it stops and fails `limits`):
 // - max_tasks and max_llm_calls before each call (a malformed reply is asked again only while
-//   calls remain for the tasks still to run);
+//   calls remain for the tasks still to run); calls counts the requests the providers received,
+//   the router's retries of transient failures included, and a retry is sent only while calls
+//   remain for the tasks still to run;
 // - max_total_tokens: the prompt is counted before the call, and the reply is capped to what the
 //   budget has left (maxOutputTokens); usage the provider reports is added after;
 // - max_wall_s: checked before each step, and a call still running at the deadline is abandoned.
 import type { DerivationDef, DerivationTask } from "../catalog/index.js";
-import { ModelOutputError, type Models, ModelTransportError } from "../models/index.js";
+import {
+  type JsonResult,
+  ModelOutputError,
+  type Models,
+  ModelTransportError,
+  type RequestBudget,
+} from "../models/index.js";
 import { withDeadline } from "../platform/deadline.js";
 import { countRenderTokens } from "../search/index.js";
 import { RunFailure, type Usage } from "./failure.js";
@@ -55,8 +63,12 @@ class Limits {
     const left = this.def.limits.max_total_tokens - this.usage.prompt_tokens - this.usage.completion_tokens;
     // At least one token must remain for the reply.
     if (promptTokens >= left) this.fail(`max_total_tokens (${this.def.limits.max_total_tokens})`);
-    this.usage.calls++;
     return left - promptTokens;
+  }
+
+  /** The requests a call sent, counted as the run's calls. */
+  sent(requests: number): void {
+    this.usage.calls += requests;
   }
 
   spend(usage: { prompt_tokens: number; completion_tokens: number }): void {
@@ -99,8 +111,16 @@ async function runTask(
   const promptTokens = countRenderTokens(prompt) + countRenderTokens(context.input);
   for (;;) {
     const maxOutputTokens = limits.beforeCall(promptTokens);
+    // The requests this call may send: what the run has left but one for each task still to run.
+    const expiry = new AbortController();
+    const budget: RequestBudget = {
+      left: Math.max(1, limits.callsLeft() - context.after),
+      sent: 0,
+      signal: expiry.signal,
+    };
+    let result: JsonResult;
     try {
-      const result = await withDeadline(
+      result = await withDeadline(
         context.models.json(context.alias, {
           task: task.id,
           prompt,
@@ -108,17 +128,19 @@ async function runTask(
           schema: task.with.output_schema,
           shown: context.shown,
           maxOutputTokens,
+          budget,
         }),
         limits.msLeft(),
-        () =>
-          new RunFailure(
+        () => {
+          expiry.abort();
+          return new RunFailure(
             "limits",
             `a model call was still running at limits.max_wall_s (${def.limits.max_wall_s} s)`,
-          ),
+          );
+        },
       );
-      limits.spend(result.usage);
-      return result.value;
     } catch (error) {
+      limits.sent(budget.sent);
       if (error instanceof ModelTransportError) {
         throw new RunFailure(
           "model_unavailable",
@@ -133,7 +155,11 @@ async function runTask(
           `task ${task.id}: the model's reply was malformed or did not satisfy the task's output_schema`,
         );
       }
+      continue;
     }
+    limits.sent(budget.sent);
+    limits.spend(result.usage);
+    return result.value;
   }
 }
 

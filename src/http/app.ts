@@ -136,11 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Search, views and everything that runs them (artifact view blocks) read with these.
   const searchDeps = {
     db: deps.db,
-    models: modelsResolver({
-      endpoints: deps.config.modelEndpoints,
-      fakeScript: {},
-      onCall: metrics?.modelCall,
-    }),
+    models: modelsResolver(deps.config, { fakeScript: {}, onCall: metrics?.modelCall }),
     onSearch: metrics?.searchDone,
     renderBudgetTokens: deps.config.renderBudgetTokens,
     maxResponseBytes: deps.config.maxResponseBytes,

@@ -1,5 +1,5 @@
 import rateLimit from "@fastify/rate-limit";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../platform/errors.js";
 
 export interface RateLimitSettings {
@@ -27,10 +27,36 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
     timeWindow: settings.windowMs,
     keyGenerator: (request) => `key:${request.key?.id}`,
     allowList: (request) => request.key === undefined,
-    errorResponseBuilder: (_request, context) =>
-      new AppError(
-        "rate_limited",
-        `more than ${context.max} requests in ${Math.round(settings.windowMs / 1000)} s for this key; retry in ${context.after}`,
-      ),
+    errorResponseBuilder: (_request, context) => limited(context.max, settings.windowMs, context.after),
   });
+}
+
+function limited(max: number, windowMs: number, after: string): AppError {
+  return new AppError(
+    "rate_limited",
+    `more than ${max} requests in ${Math.round(windowMs / 1000)} s for this key; retry in ${after}`,
+  );
+}
+
+/**
+ * Charges a request that carries several messages (an MCP JSON-RPC batch) for each one past the
+ * first, which onRequest counted: each message spends the key's budget as a request of its own
+ * would. Over the limit, the request is refused whole with the same 429, before any of it runs.
+ */
+export async function chargeMessages(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  messages: number,
+): Promise<void> {
+  if (messages <= 1 || !app.hasDecorator("createRateLimit")) return;
+  const charge = app.createRateLimit();
+  let outcome: Awaited<ReturnType<typeof charge>> | undefined;
+  for (let message = 1; message < messages; message++) outcome = await charge(request);
+  if (!outcome || outcome.isAllowed || !outcome.isExceeded) return;
+  reply.header("retry-after", outcome.ttlInSeconds);
+  reply.header("x-ratelimit-limit", outcome.max);
+  reply.header("x-ratelimit-remaining", 0);
+  reply.header("x-ratelimit-reset", outcome.ttlInSeconds);
+  throw limited(outcome.max, outcome.timeWindow, `${outcome.ttlInSeconds} s`);
 }

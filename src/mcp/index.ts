@@ -2,5 +2,12 @@
 // src/http/routes/mcp.ts), their GET /tools envelope, and the local stdio adapter (`engram mcp`).
 export type { ToolDeps } from "./call.js";
 export { toolsDiscovery } from "./discovery.js";
-export { SUPPORTED_REVISIONS, type ToolScope, toolHandler } from "./server.js";
+export {
+  MCP_BATCH_MAX,
+  messageCount,
+  oversizedBatch,
+  SUPPORTED_REVISIONS,
+  type ToolScope,
+  toolHandler,
+} from "./server.js";
 export { type ApiTarget, serveStdioAdapter } from "./stdio.js";

@@ -126,6 +126,29 @@ export function toolServer(deps: ServerDeps, scope: ToolScope): Server {
   return server;
 }
 
+/**
+ * The most JSON-RPC messages one POST /mcp may carry (docs/api.md "MCP"); each is charged to the
+ * key's rate limit as a request of its own.
+ */
+export const MCP_BATCH_MAX = 100;
+
+/** The JSON-RPC messages a POST /mcp body carries: a batch's length, else one. */
+export function messageCount(body: unknown): number {
+  return Array.isArray(body) ? body.length : 1;
+}
+
+/** The JSON-RPC error answering (with 400) a batch past MCP_BATCH_MAX: none of it runs. */
+export function oversizedBatch(messages: number) {
+  return {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: `Invalid Request: a batch holds at most ${MCP_BATCH_MAX} messages, this one ${messages}`,
+    },
+  } as const;
+}
+
 /** The Streamable HTTP handler of POST /mcp; each request passes its scope as authInfo.extra. */
 export function toolHandler(deps: ServerDeps): McpHttpHandler {
   return createMcpHandler(({ authInfo }) => toolServer(deps, authInfo?.extra?.scope as ToolScope), {

@@ -64,14 +64,14 @@ export function defineMetrics(registry: Registry) {
     }),
     modelCalls: new Counter({
       name: "engram_model_calls_total",
-      help: "Calls through the model layer, by endpoint (a MODEL_ENDPOINTS URL, fake or other) and operation (embed, score, json, rerank)",
-      labelNames: ["endpoint", "operation"] as const,
+      help: "Requests sent to model providers, by endpoint (a MODEL_ENDPOINTS URL, fake or other), operation (embed, score, json, rerank) and attempt (first, or retry after a transient failure)",
+      labelNames: ["endpoint", "operation", "attempt"] as const,
       registers,
     }),
     modelFailures: new Counter({
       name: "engram_model_failures_total",
-      help: "Model calls that failed (every target of the alias, or an unusable reply), by endpoint and operation",
-      labelNames: ["endpoint", "operation"] as const,
+      help: "Requests to model providers that failed (no reply, an error status, or an unusable reply), by endpoint, operation and attempt",
+      labelNames: ["endpoint", "operation", "attempt"] as const,
       registers,
     }),
     modelTokens: new Counter({

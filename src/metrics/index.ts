@@ -54,9 +54,9 @@ export function createMetrics(db: Db): Metrics {
       m.jobDuration.observe({ kind, outcome }, seconds);
       if (outcome === "dead") m.jobsDead.inc({ kind });
     },
-    modelCall({ endpoint, operation, ok, usage }) {
-      m.modelCalls.inc({ endpoint, operation });
-      if (!ok) m.modelFailures.inc({ endpoint, operation });
+    modelCall({ endpoint, operation, attempt, ok, usage }) {
+      m.modelCalls.inc({ endpoint, operation, attempt });
+      if (!ok) m.modelFailures.inc({ endpoint, operation, attempt });
       if (usage) {
         m.modelTokens.inc({ endpoint, type: "prompt" }, usage.prompt_tokens);
         m.modelTokens.inc({ endpoint, type: "completion" }, usage.completion_tokens);

@@ -2,7 +2,7 @@
 // catalog says where its providers send requests and which environment variable they send as
 // the key, but only the operator's MODEL_ENDPOINTS decides which URL may receive which secret.
 // The same rule refuses a catalog at publish and a provider at call time.
-import type { ModelsConf, ProviderDef } from "../catalog/index.js";
+import type { ProviderDef } from "../catalog/index.js";
 import { endpointUrl, type ModelEndpoint } from "../config/index.js";
 
 /** The openai package's own default endpoint, where a provider without base_url sends. */
@@ -37,29 +37,21 @@ export function endpointRefusal(
     };
   }
   if (endpoint.variable === provider.api_key_env) return null;
-  const named = provider.api_key_env === null ? "naming none" : `not ${provider.api_key_env}`;
+  // Names only what the catalog wrote: the variable the operator pairs with the URL is theirs.
   return {
     field: "api_key_env",
     reason:
-      endpoint.variable === null
-        ? `the server's MODEL_ENDPOINTS pairs ${url} with no variable, so no api_key_env may be sent there`
-        : `the server's MODEL_ENDPOINTS pairs ${url} with ${endpoint.variable} (${named}); only that variable may be sent there`,
+      provider.api_key_env === null
+        ? `the server's MODEL_ENDPOINTS pairs ${url} with a key variable, and this provider names none`
+        : `the server's MODEL_ENDPOINTS does not pair ${url} with ${provider.api_key_env}, so that variable may not be sent there`,
   };
 }
 
 /**
- * The bounded label a model call is counted under (metrics): the endpoint its alias's first
- * target sends to when MODEL_ENDPOINTS lists it, `fake`, or `other`; never a name a catalog chose.
+ * The bounded label a request to this provider is counted under (metrics): its URL when
+ * MODEL_ENDPOINTS lists it, `fake`, or `other`; never a name a catalog chose.
  */
-export function endpointLabel(conf: ModelsConf, alias: string, endpoints: readonly ModelEndpoint[]): string {
-  const def = Object.hasOwn(conf.aliases, alias) ? conf.aliases[alias] : undefined;
-  const providerName =
-    def === undefined ? undefined : def.kind === "embedding" ? def.provider : def.targets[0]?.split(":")[0];
-  const provider =
-    providerName !== undefined && Object.hasOwn(conf.providers, providerName)
-      ? conf.providers[providerName]
-      : undefined;
-  if (provider === undefined) return "other";
+export function providerLabel(provider: ProviderDef, endpoints: readonly ModelEndpoint[]): string {
   if (provider.adapter === "fake") return "fake";
   const url = providerUrl(provider);
   return endpoints.some((entry) => entry.url === url) ? url : "other";

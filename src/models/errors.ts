@@ -22,18 +22,38 @@ export abstract class ModelError extends Error {
 
 /**
  * No usable reply: provider unreachable, timeout, any HTTP error status (5xx and 429 after the
- * client's retries, but also 4xx such as a bad key or an unknown model), or a missing api key
- * variable. With several targets, the error of the last one is thrown and `attempts` lists all.
+ * router's retries, but also 4xx such as a bad key or an unknown model, and a redirect, which is
+ * never followed), or a missing api key variable. With several targets, the error of the last one
+ * is thrown and `attempts` lists all.
  */
 export class ModelTransportError extends ModelError {
   override readonly name = "ModelTransportError";
   /** HTTP status of the provider's reply, when there was one. */
   readonly status: number | null;
+  /** Whether asking again may succeed (a timeout, a dropped connection, 408, 409, 429, 5xx). */
+  readonly transient: boolean;
+  /** How long the provider asked to wait before asking again (Retry-After), when it said. */
+  readonly retryAfterMs: number | null;
+  /** False when nothing reached the provider (its key variable is not set). */
+  readonly sent: boolean;
   /** Every target tried, in order, with its failure (the last one is this error's own). */
   attempts: { target: string; message: string }[] = [];
-  constructor(context: ModelErrorContext, message: string, options?: { cause?: unknown; status?: number }) {
+  constructor(
+    context: ModelErrorContext,
+    message: string,
+    options?: {
+      cause?: unknown;
+      status?: number;
+      transient?: boolean;
+      retryAfterMs?: number;
+      sent?: boolean;
+    },
+  ) {
     super(context, message, options);
     this.status = options?.status ?? null;
+    this.transient = options?.transient ?? false;
+    this.retryAfterMs = options?.retryAfterMs ?? null;
+    this.sent = options?.sent ?? true;
   }
 }
 

@@ -24,6 +24,7 @@ export type {
   JsonResult,
   ModelCall,
   Models,
+  RequestBudget,
   RerankInput,
   RerankResult,
   ScoreInput,

@@ -2,12 +2,18 @@
 // llama.cpp server) through the official `openai` package.
 //
 // Failure rule: anything that prevents a reply (connection, timeout, any HTTP error status,
-// a missing api key variable) is a ModelTransportError; a reply that cannot be used is a
-// ModelOutputError. The provider's json_capability is used as configured: a provider error
+// a redirect, a missing api key variable) is a ModelTransportError; a reply that cannot be used
+// is a ModelOutputError. The provider's json_capability is used as configured: a provider error
 // never makes us retry with a weaker response_format (spec: no automatic downgrade).
-import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
+//
+// One adapter call is one HTTP request (docs/operations.md, "Model endpoints"): the SDK's own
+// retries are off, so that the router retries, counts and budgets every request, and no
+// redirect is followed, so that a request goes only to the URL MODEL_ENDPOINTS allowed. Text the
+// provider sent back passes through the router's redactor before any error is built from it.
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { ProviderDef } from "../catalog/index.js";
+import type { Redact } from "../platform/redact.js";
 import { OPENAI_DEFAULT_BASE_URL } from "./endpoints.js";
 import { ModelOutputError, ModelTransportError } from "./errors.js";
 import { estimateTokens, firstJsonObject, inputText, parseScoreReply } from "./parse.js";
@@ -19,7 +25,7 @@ const UNUSED_KEY = "unused";
 export interface OpenAIAdapterOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
-  maxRetries: number;
+  redact: Redact;
 }
 
 type ChatBody = ChatCompletionCreateParamsNonStreaming;
@@ -30,19 +36,42 @@ const RERANK_PROMPT =
 /** How much of a provider's error message reaches a client (docs/operations.md, "Model endpoints"). */
 const PROVIDER_MESSAGE_CHARS = 200;
 
+/** Statuses worth asking again (as the openai package judges them): the provider may recover. */
+function transientStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** How long the provider asked us to wait: retry-after-ms, else Retry-After (seconds or a date). */
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (value.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
 /**
  * A provider's HTTP error as its status and the start of its JSON `error.message`, never the raw
  * body: an endpoint's reply may hold anything (an internal service's page, a stack trace).
  */
-function providerFailure(error: APIError): string {
+function providerFailure(error: APIError, redact: Redact): string {
   if (error.status === undefined) return "could not reach the provider";
+  if (error.status >= 300 && error.status < 400) {
+    return `the provider answered ${error.status}, a redirect, which is not followed`;
+  }
   const message = (error.error as { message?: unknown } | undefined)?.message;
   const said =
     typeof message === "string" && message.trim() !== ""
-      ? `: ${message.slice(0, PROVIDER_MESSAGE_CHARS)}`
+      ? `: ${redact(message).slice(0, PROVIDER_MESSAGE_CHARS)}`
       : "";
   return `the provider answered ${error.status}${said}`;
 }
+
+/** The SDK's fetch, refusing redirects: a 3xx comes back as the provider's answer. */
+const fetchWithoutRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "manual" });
 
 /** A json_schema response_format name: ^[a-zA-Z0-9_-]{1,64}$. */
 function schemaName(task: string): string {
@@ -69,6 +98,7 @@ export class OpenAIAdapter implements Adapter {
         throw new ModelTransportError(
           call.context,
           `provider ${this.providerName}: the key variable its api_key_env names is not set on this server`,
+          { sent: false },
         );
       }
       apiKey = value;
@@ -80,33 +110,45 @@ export class OpenAIAdapter implements Adapter {
       organization: null,
       project: null,
       timeout: this.options.timeoutMs,
-      maxRetries: this.options.maxRetries,
+      maxRetries: 0,
+      fetch: fetchWithoutRedirects,
+      // The SDK's own log lines would quote provider replies past the redactor.
+      logLevel: "off",
     });
     return this.client;
   }
 
-  /** Runs one request; SDK errors become transport errors, anything else an output error. */
-  private async send<T>(call: Call, request: (client: OpenAI) => Promise<T>): Promise<T> {
+  /**
+   * Runs one request; SDK errors become transport errors, anything else an output error. No
+   * error keeps the SDK's as its cause: that holds the provider's body and headers unredacted.
+   */
+  private async send<T>(
+    call: Call,
+    request: (client: OpenAI, options: { signal?: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
     const client = this.clientFor(call);
     try {
-      return await request(client);
+      return await request(client, call.signal ? { signal: call.signal } : {});
     } catch (error) {
+      if (error instanceof APIUserAbortError) {
+        throw new ModelTransportError(call.context, "abandoned at the caller's deadline");
+      }
       if (error instanceof APIConnectionTimeoutError) {
         throw new ModelTransportError(call.context, `timed out after ${this.options.timeoutMs} ms`, {
-          cause: error,
+          transient: true,
         });
       }
       if (error instanceof APIError) {
-        throw new ModelTransportError(call.context, providerFailure(error), {
-          cause: error,
-          status: error.status,
+        const after = retryAfterMs(error.headers);
+        throw new ModelTransportError(call.context, providerFailure(error, this.options.redact), {
+          ...(error.status === undefined ? {} : { status: error.status }),
+          transient: error.status === undefined || transientStatus(error.status),
+          ...(after === undefined ? {} : { retryAfterMs: after }),
         });
       }
       // The SDK parses a JSON content type itself: a broken body surfaces here as a SyntaxError,
       // whose message quotes the body, so it is not passed on.
-      throw new ModelOutputError(call.context, "malformed reply (not the JSON the API returns)", {
-        cause: error,
-      });
+      throw new ModelOutputError(call.context, "malformed reply (not the JSON the API returns)");
     }
   }
 
@@ -115,14 +157,17 @@ export class OpenAIAdapter implements Adapter {
     // `dimensions` only for models that can shorten their vectors (OpenAI text-embedding-3-*);
     // other servers reject or ignore it. The router checks the dimensions that came back.
     const shortens = /^text-embedding-3/.test(call.model);
-    const reply = await this.send(call, (client) =>
-      client.embeddings.create({
-        model: call.model,
-        input: texts,
-        // Floats, not the SDK's base64 default: not every compatible server speaks base64.
-        encoding_format: "float",
-        ...(shortens ? { dimensions: call.dimensions } : {}),
-      }),
+    const reply = await this.send(call, (client, options) =>
+      client.embeddings.create(
+        {
+          model: call.model,
+          input: texts,
+          // Floats, not the SDK's base64 default: not every compatible server speaks base64.
+          encoding_format: "float",
+          ...(shortens ? { dimensions: call.dimensions } : {}),
+        },
+        options,
+      ),
     );
     const data = (reply as { data?: unknown } | null)?.data;
     if (!Array.isArray(data) || data.length !== texts.length) {
@@ -145,13 +190,13 @@ export class OpenAIAdapter implements Adapter {
   }
 
   private async chat(call: Call, body: Omit<ChatBody, "model">) {
-    const reply = await this.send(call, (client) =>
-      client.chat.completions.create({ model: call.model, ...this.tokenLimit(call), ...body }),
+    const reply = await this.send(call, (client, options) =>
+      client.chat.completions.create({ model: call.model, ...this.tokenLimit(call), ...body }, options),
     );
     const message = (reply as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)
       ?.choices?.[0]?.message;
     if (typeof message?.refusal === "string" && message.refusal !== "") {
-      throw new ModelOutputError(call.context, `the model refused: ${message.refusal}`);
+      throw new ModelOutputError(call.context, `the model refused: ${this.options.redact(message.refusal)}`);
     }
     if (typeof message?.content !== "string") {
       throw new ModelOutputError(call.context, "the reply has no message content");
@@ -175,7 +220,7 @@ export class OpenAIAdapter implements Adapter {
     if (value === null) {
       throw new ModelOutputError(
         call.context,
-        `expected a number, got ${JSON.stringify(content.slice(0, 200))}`,
+        `expected a number, got ${JSON.stringify(this.options.redact(content).slice(0, 200))}`,
       );
     }
     return value;
@@ -235,7 +280,7 @@ export class OpenAIAdapter implements Adapter {
       } catch {
         throw new ModelOutputError(
           call.context,
-          `the reply is not JSON: ${JSON.stringify(content.slice(0, 200))}`,
+          `the reply is not JSON: ${JSON.stringify(this.options.redact(content).slice(0, 200))}`,
         );
       }
     }

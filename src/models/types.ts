@@ -30,6 +30,20 @@ export interface JsonInput {
   shown?: readonly string[];
   /** Caps the reply's tokens below the alias's max_output_tokens (a run's remaining token budget). */
   maxOutputTokens?: number;
+  /** The requests this call may send, shared with the caller's other calls (an answer's budget). */
+  budget?: RequestBudget;
+}
+
+/**
+ * What one operation may send to providers: every HTTP request (a first attempt, a retry, the
+ * next target) takes one from `left` and is counted in `sent`, so a caller's usage is what the
+ * providers received. A retry is sent only while one is left.
+ */
+export interface RequestBudget {
+  left: number;
+  sent: number;
+  /** Once aborted (a deadline), the request in flight is dropped and nothing more is sent. */
+  signal?: AbortSignal;
 }
 
 export interface JsonResult {
@@ -73,17 +87,26 @@ export interface CreateModelsOptions {
   fakeScript?: Record<string, unknown>;
   /** Per-request timeout of the openai adapter (default 60 s). */
   timeoutMs?: number;
-  /** Retries of the openai client per request (default 2; tests lower it). */
+  /** Retries of a transient failure per target (default 2; tests lower it); each is a request. */
   maxRetries?: number;
-  /** Told of every call as it ends (metrics). */
+  /** Waits before a retry when the provider names none (default 500 ms, doubled per retry). */
+  retryBaseMs?: number;
+  /**
+   * The server's secrets (METRICS_TOKEN, the database password, ...): with the values of the
+   * MODEL_ENDPOINTS variables, replaced by [redacted] in any text a provider sends back.
+   */
+  secrets?: readonly string[];
+  /** Told of every request sent to a provider as it ends (metrics). */
   onCall?: (call: ModelCall) => void;
 }
 
-/** One call through the model layer as it ended: failed, or answered with usage where known. */
+/** One request to a provider as it ended: failed, or answered with usage where known. */
 export interface ModelCall {
-  /** Where the alias sends, as a bounded label: a MODEL_ENDPOINTS URL, `fake` or `other`. */
+  /** Where it was sent, as a bounded label: a MODEL_ENDPOINTS URL, `fake` or `other`. */
   endpoint: string;
   operation: "embed" | "score" | "json" | "rerank";
+  /** `retry` when the same target was asked again after a transient failure. */
+  attempt: "first" | "retry";
   ok: boolean;
   /** Only JSON tasks report usage (the provider's counts, or estimates). */
   usage?: Usage;
@@ -93,6 +116,8 @@ export interface ModelCall {
 export interface Call {
   context: ModelErrorContext;
   model: string;
+  /** Aborts the request in flight (the caller's deadline passed). */
+  signal?: AbortSignal;
   /** The model alias's params.max_output_tokens, if any. */
   maxOutputTokens?: number;
 }

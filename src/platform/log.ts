@@ -1,6 +1,5 @@
 import { type Logger, type LoggerOptions, pino } from "pino";
-
-const REDACTED = "[redacted]";
+import { REDACTED } from "./redact.js";
 
 // Credentials never reach a log: authorization headers and every *_key field (api_key, ...).
 function isSecretField(name: string): boolean {

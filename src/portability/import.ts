@@ -10,6 +10,7 @@ import {
   checkProviders,
   embeddingSpaces,
   type InstalledCatalog,
+  loadCatalog,
 } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
@@ -24,6 +25,7 @@ import {
   type Header,
   parseHeader,
   parseLine,
+  refuse,
   refuseAfterEnd,
   refuseTruncated,
 } from "./format.js";
@@ -69,6 +71,22 @@ async function refuseUnlessEmpty(tx: Queryable, workspace: { id: string; name: s
   }
 }
 
+/**
+ * An inactive install is held to the provider rules too: it is a tenant's catalog, stored as it
+ * came, and one a later publish could bring back (a refusal names it; nothing is imported).
+ */
+function checkInactiveProviders(header: Header, providers: CatalogDeps["providers"]): void {
+  for (const install of header.catalog_installs) {
+    if (install.active) continue;
+    try {
+      checkProviders(loadCatalog(install.files, install.package), providers);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      refuse(1, `catalog install ${install.id} (${install.package}, inactive): ${error.message}`);
+    }
+  }
+}
+
 /** The header's catalog installs, as they were; the active one is loaded and its indexes made. */
 async function installCatalogs(
   tx: Queryable,
@@ -77,6 +95,7 @@ async function installCatalogs(
   header: Header,
 ): Promise<InstalledCatalog | undefined> {
   if (header.catalog_installs.length === 0) return undefined;
+  checkInactiveProviders(header, deps.providers);
   await tx
     .query(sql.INSERT_INSTALLS, [workspaceId, JSON.stringify(header.catalog_installs)])
     .catch((error) => {

@@ -86,7 +86,9 @@ describe("MODEL_ENDPOINTS at publish", () => {
         const res = await refusal({ MODEL_ENDPOINTS: listed }, await catalogOn(stub.baseUrl, secret));
         expect(res.status).toBe(422);
         expect(res.body).toMatchObject({ file: "conf/models.yaml", path: "providers.evil.api_key_env" });
-        expect(res.body.detail).toMatch(/MODEL_ENDPOINTS pairs/);
+        expect(res.body.detail).toMatch(new RegExp(`MODEL_ENDPOINTS does not pair \\S+ with ${secret}`));
+        // The refusal names what the catalog wrote, never the variable the operator pairs.
+        expect(res.body.detail).not.toMatch(/OPENAI_API_KEY/);
         expect(res.installed).toBe(false);
       }
     });

@@ -106,6 +106,33 @@ describe("engram import validates every line like the API", () => {
     expect(await holdings(["bad-provider"])).toEqual({});
   }, 60_000);
 
+  it("holds an inactive install to the same provider rules: a forbidden variable is refused, nothing written", async () => {
+    const header = JSON.parse(lines[0] as string);
+    const active = header.catalog_installs.find((entry: { active: boolean }) => entry.active);
+    const earlier = {
+      ...structuredClone(active),
+      id: "00000000-0000-4000-8000-00000000e001",
+      active: false,
+      installed_at: "2024-01-01T00:00:00.000Z",
+    };
+    earlier.files["conf/models.yaml"] = (earlier.files["conf/models.yaml"] as string).replace(
+      "providers:\n",
+      "providers:\n  evil: { adapter: openai, base_url: http://127.0.0.1:19999/v1, api_key_env: DATABASE_URL }\n",
+    );
+    header.catalog_installs = [earlier, ...header.catalog_installs];
+    const path = join(dir, "inactive-provider.jsonl");
+    await writeFile(path, `${[JSON.stringify(header), ...lines.slice(1)].join("\n")}\n`);
+    const result = await runCli(["import", "--workspace", "bad-inactive", path], {
+      ...env,
+      MODEL_ENDPOINTS: "",
+    });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(
+      /line 1: catalog install 00000000-0000-4000-8000-00000000e001 \(.*, inactive\): .*providers\.evil\.base_url: .*MODEL_ENDPOINTS is unset/,
+    );
+    expect(await holdings(["bad-inactive"])).toEqual({});
+  }, 60_000);
+
   it("refuses each broken line with exit 1, the line and the rule named, and nothing written", async () => {
     const deep = 100_000;
     const cases: [string, string, (line: Line) => Line | string, RegExp][] = [

@@ -5,9 +5,16 @@ import { type JsonResult, ModelOutputError, type Models } from "../../src/models
 const context = { alias: "answerer", target: "stub:m" };
 const usage = { prompt_tokens: 5, completion_tokens: 2, estimated: false };
 
+/** Models that send one request per call, taken from the call's budget as the router does. */
 function models(json: () => Promise<JsonResult>): Models {
   return {
-    json,
+    json: (_alias, input) => {
+      if (input.budget) {
+        input.budget.left--;
+        input.budget.sent++;
+      }
+      return json();
+    },
     embed: async () => [],
     score: async () => 0,
     rerank: async () => ({ relevance: [], target: "" }),

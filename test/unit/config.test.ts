@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseCorsOrigins, parseModelEndpoints } from "../../src/config/index.js";
+import {
+  ConfigError,
+  configuredSecrets,
+  loadConfig,
+  parseCorsOrigins,
+  parseModelEndpoints,
+} from "../../src/config/index.js";
 
 describe("configuration", () => {
   it("uses the documented defaults", () => {
@@ -147,5 +153,26 @@ describe("MODEL_ENDPOINTS", () => {
     ["https://a.example.com/v1=A,https://a.example.com/v1/=B"],
   ])("refuses %s", (value) => {
     expect(() => parseModelEndpoints(value)).toThrow(/MODEL_ENDPOINTS/);
+  });
+});
+
+describe("configuredSecrets: what a provider's words are redacted of", () => {
+  it("holds the metrics token, the database URL and its password as written and decoded", () => {
+    const config = loadConfig({
+      DATABASE_URL: "postgres://engram:p%40ss-w0rd@db.internal:5432/engram",
+      METRICS_TOKEN: "metrics-token-0123456789",
+    });
+    expect(configuredSecrets(config).sort()).toEqual(
+      [
+        "metrics-token-0123456789",
+        "postgres://engram:p%40ss-w0rd@db.internal:5432/engram",
+        "p%40ss-w0rd",
+        "p@ss-w0rd",
+      ].sort(),
+    );
+  });
+
+  it("is empty when the server holds none", () => {
+    expect(configuredSecrets(loadConfig({}))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ModelsConf, ProviderDef } from "../../src/catalog/index.js";
-import { endpointLabel, endpointRefusal } from "../../src/models/endpoints.js";
+import type { ProviderDef } from "../../src/catalog/index.js";
+import { endpointRefusal, providerLabel } from "../../src/models/endpoints.js";
 
 function openai(base_url: string | null, api_key_env: string | null = null): ProviderDef {
   return {
@@ -32,7 +32,7 @@ describe("endpointRefusal", () => {
     expect(endpointRefusal(openai("http://127.0.0.1:11434/v1/"), endpoints)).toBeNull();
     expect(endpointRefusal(openai("http://127.0.0.1:11434/v1", "METRICS_TOKEN"), endpoints)).toMatchObject({
       field: "api_key_env",
-      reason: expect.stringMatching(/pairs http:\/\/127.0.0.1:11434\/v1 with no variable/),
+      reason: expect.stringMatching(/does not pair http:\/\/127.0.0.1:11434\/v1 with METRICS_TOKEN/),
     });
     expect(endpointRefusal(openai("https://api.openai.com/v1"), endpoints)?.field).toBe("api_key_env");
     expect(endpointRefusal(openai("http://127.0.0.1:19999/v1"), endpoints)?.field).toBe("base_url");
@@ -42,30 +42,22 @@ describe("endpointRefusal", () => {
   });
 });
 
-describe("endpointLabel: a bounded metrics label, never a catalog's own names", () => {
-  const conf: ModelsConf = {
-    providers: {
-      local: { ...openai(null), adapter: "fake" },
-      listed: openai("http://127.0.0.1:11434/v1/"),
-      unlisted: openai("http://127.0.0.1:19999/v1"),
-    },
-    aliases: {
-      tenant_named_embed: { kind: "embedding", provider: "local", model: "m", dimensions: 4, space: "s" },
-      tenant_named_chat: { kind: "model", targets: ["listed:llama"], params: {}, context_tokens: null },
-      tenant_named_other: {
-        kind: "model",
-        targets: ["unlisted:x", "listed:y"],
-        params: {},
-        context_tokens: null,
-      },
-    },
-    defaults: {},
-  };
+describe("a refusal names what the catalog wrote, never the operator's variable", () => {
+  it("says the URL and the catalog's variable, not the one MODEL_ENDPOINTS pairs", () => {
+    for (const provider of [openai(null, "DATABASE_URL"), openai(null)]) {
+      const refusal = endpointRefusal(provider, endpoints);
+      expect(refusal?.field).toBe("api_key_env");
+      expect(refusal?.reason).toMatch(/MODEL_ENDPOINTS/);
+      expect(refusal?.reason).toMatch(/https:\/\/api\.openai\.com\/v1/);
+      expect(refusal?.reason).not.toMatch(/OPENAI_API_KEY/);
+    }
+  });
+});
 
-  it("labels by the endpoint the alias's first target sends to: listed URL, fake or other", () => {
-    expect(endpointLabel(conf, "tenant_named_embed", endpoints)).toBe("fake");
-    expect(endpointLabel(conf, "tenant_named_chat", endpoints)).toBe("http://127.0.0.1:11434/v1");
-    expect(endpointLabel(conf, "tenant_named_other", endpoints)).toBe("other");
-    expect(endpointLabel(conf, "no_such_alias", endpoints)).toBe("other");
+describe("providerLabel: a bounded metrics label, never a catalog's own names", () => {
+  it("labels by the endpoint the provider sends to: listed URL, fake or other", () => {
+    expect(providerLabel({ ...openai(null), adapter: "fake" }, endpoints)).toBe("fake");
+    expect(providerLabel(openai("http://127.0.0.1:11434/v1/"), endpoints)).toBe("http://127.0.0.1:11434/v1");
+    expect(providerLabel(openai("http://127.0.0.1:19999/v1"), endpoints)).toBe("other");
   });
 });

@@ -4,8 +4,17 @@ import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { activeCatalog, requireCatalog } from "../../catalog/index.js";
 import { MCP, TOOLS } from "../../contract/index.js";
-import { type ToolDeps, type ToolScope, toolHandler, toolsDiscovery } from "../../mcp/index.js";
+import {
+  MCP_BATCH_MAX,
+  messageCount,
+  oversizedBatch,
+  type ToolDeps,
+  type ToolScope,
+  toolHandler,
+  toolsDiscovery,
+} from "../../mcp/index.js";
 import { contractRoute } from "../contract-route.js";
+import { chargeMessages } from "../rate-limit.js";
 
 // Never handed to the MCP layer: the key stays in the authentication hook.
 const WITHHELD_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
@@ -49,6 +58,10 @@ export function mcpRoutes(app: FastifyInstance, deps: ToolDeps): void {
     // Each tool decides: read-only keys neither see nor run ingest tools (src/mcp/server.ts).
     config: { reads: true },
     handler: async (request, reply) => {
+      // A batch is as many requests as it holds messages: one POST cannot multiply a key's calls.
+      const messages = messageCount(request.body);
+      if (messages > MCP_BATCH_MAX) return reply.code(400).send(oversizedBatch(messages));
+      await chargeMessages(app, request, reply, messages);
       const scope: ToolScope = {
         workspace: request.workspace,
         catalog: await activeCatalog(deps.db, request.workspace.id),
