@@ -10,4 +10,4 @@ export { DERIVE_JOB, deriveJobKey, enqueueDerivation, type TriggerReason } from 
 export { type DeriveOptions, deriveHandler } from "./run.js";
 export { getRun, listRuns, type RunsQuery } from "./runs.js";
 export { promote, readDocument, rebind, requestRun } from "./service.js";
-export { claimCronTick, fireReadyTriggers, runCronTriggers } from "./triggers.js";
+export { CRON_ENTITIES_MAX, claimCronTick, fireReadyTriggers, runCronTriggers } from "./triggers.js";

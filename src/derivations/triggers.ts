@@ -151,8 +151,13 @@ export async function watermarkOf(
   return Number(rows[0]?.watermark_seq ?? 0);
 }
 
-/** Most entities one cron tick queues for one derivation. */
-const CRON_ENTITIES_MAX = 10_000;
+/**
+ * Most entities one cron tick queues for one derivation (docs/catalog.md, "Triggers"); the rest
+ * wait for the next tick, which a schedule may not fire sooner than CRON_MIN_INTERVAL_S.
+ */
+export const CRON_ENTITIES_MAX = 1_000;
+/** Jobs queued per transaction: a tick never holds the store (PGlite's one connection) for long. */
+const CRON_CHUNK = 100;
 
 /** The latest tick of a UTC cron expression strictly before `now`. */
 function latestTick(expression: string, now: Date): Date | null {
@@ -181,7 +186,9 @@ export async function claimCronTick(
 /**
  * One pass of the cron triggers of every workspace: a trigger seen for the first time records
  * its latest tick without firing; afterwards, when a newer tick has passed, only that latest tick
- * fires (missed ticks are not replayed), once across all workers (the tick row is claimed).
+ * fires (missed ticks are not replayed), once across all workers (the tick row is claimed). A
+ * fired tick queues its entities in transactions of CRON_CHUNK jobs, so other requests are
+ * served between them; a tick cut short by a crash leaves its entities dirty for the next one.
  */
 export async function runCronTriggers(db: Db, now = new Date()): Promise<number> {
   const { rows: workspaces } = await db.query<{ id: string }>(sql.WORKSPACE_IDS);
@@ -190,24 +197,29 @@ export async function runCronTriggers(db: Db, now = new Date()): Promise<number>
     const catalog = await activeCatalog(db, workspaceId);
     if (!catalog) continue;
     for (const { trigger, derivation } of listedTriggers(catalog, "cron")) {
-      queued += await db.transaction(async (tx) => {
-        if (!(await claimCronTick(tx, workspaceId, trigger.name, trigger.cron as string, now))) return 0;
-        const { rows } = await tx.query<{ entity: string }>(sql.DIRTY_ENTITIES, [
-          workspaceId,
-          sourceCollections(derivation),
-          derivation.name,
-          CRON_ENTITIES_MAX,
-        ]);
-        for (const { entity } of rows) {
-          await enqueueDerivation(tx, {
-            workspaceId,
-            derivation: derivation.name,
-            entity,
-            reason: { on: "cron", trigger: trigger.name },
-          });
-        }
-        return rows.length;
-      });
+      const fired = await db.transaction((tx) =>
+        claimCronTick(tx, workspaceId, trigger.name, trigger.cron as string, now),
+      );
+      if (!fired) continue;
+      const { rows } = await db.query<{ entity: string }>(sql.DIRTY_ENTITIES, [
+        workspaceId,
+        sourceCollections(derivation),
+        derivation.name,
+        CRON_ENTITIES_MAX,
+      ]);
+      for (let at = 0; at < rows.length; at += CRON_CHUNK) {
+        await db.transaction(async (tx) => {
+          for (const { entity } of rows.slice(at, at + CRON_CHUNK)) {
+            await enqueueDerivation(tx, {
+              workspaceId,
+              derivation: derivation.name,
+              entity,
+              reason: { on: "cron", trigger: trigger.name },
+            });
+          }
+        });
+      }
+      queued += rows.length;
     }
   }
   return queued;

@@ -59,19 +59,33 @@ interface ExplainPart {
 }
 
 /** The query embedding of the part's profile, when its mode needs one. */
+/**
+ * The query vectors of one request, by embedding alias: sources of one profile (or of profiles
+ * sharing an alias) embed `q` once between them.
+ */
+export type QueryVectors = Map<string, Promise<number[]>>;
+
 export async function queryVector(
   deps: Pick<SearchDeps, "models">,
   catalog: InstalledCatalog,
   part: SearchPart,
   q: string | undefined,
+  vectors: QueryVectors = new Map(),
 ): Promise<QueryVector | undefined> {
   if (part.mode !== "vector" && part.mode !== "hybrid") return undefined;
   const alias = catalog.index.searchProfiles.get(part.profile)?.def.embedding;
   const def = alias ? catalog.index.models.def.aliases[alias] : undefined;
   if (!alias || def?.kind !== "embedding") return undefined;
+  let vector = vectors.get(alias);
+  if (!vector) {
+    vector = deps
+      .models(catalog)
+      .embed(alias, [q ?? ""])
+      .then(([first]) => first as number[]);
+    vectors.set(alias, vector);
+  }
   try {
-    const [vector] = await deps.models(catalog).embed(alias, [q ?? ""]);
-    return { space: def.space, vector: vector as number[] };
+    return { space: def.space, vector: await vector };
   } catch (error) {
     throw modelAppError(error, "embeddings");
   }
@@ -183,9 +197,10 @@ export async function executeSearch(
   const boost = spec.sources ? spec.boost : undefined;
   const boostReadsAccess = boost !== undefined && readsAge(boost, "last_accessed");
   // Sources are independent searches: a server pool runs them at once (PGlite queues them).
+  const vectors: QueryVectors = new Map();
   const proposals: Proposal[] = await Promise.all(
     parts.map(async (part) => {
-      const query = await queryVector(deps, catalog, part, spec.q);
+      const query = await queryVector(deps, catalog, part, spec.q, vectors);
       const formula = formulaOf(catalog, part);
       return propose({
         db: deps.db,

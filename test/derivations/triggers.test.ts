@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCronTriggers } from "../../src/derivations/index.js";
+import { CRON_ENTITIES_MAX, runCronTriggers } from "../../src/derivations/index.js";
 import { fakeScore } from "../../src/models/fake.js";
-import { COLLECTIONS_YAML } from "../support/catalog-files.js";
+import { COLLECTIONS_YAML, MINIMAL_PACKAGE } from "../support/catalog-files.js";
 import {
   derivationFiles,
   derivationHarness,
@@ -183,5 +183,59 @@ describe("write, read and cron triggers", () => {
     const jobs = await nightly();
     expect(jobs).toHaveLength(1);
     expect(jobs[0]?.payload.reasons).toEqual([{ on: "cron", trigger: "nightly.default" }]);
+  });
+
+  it("a cron tick queues at most CRON_ENTITIES_MAX entities; the rest wait for the next tick", async () => {
+    const entities = Array.from(
+      { length: CRON_ENTITIES_MAX + 50 },
+      (_, i) => `bulk-${String(i).padStart(4, "0")}`,
+    );
+    for (let at = 0; at < entities.length; at += 1000) {
+      await h.write(entities.slice(at, at + 1000).map((entity) => ({ ...note("Bulk import"), entity })));
+    }
+    // The 23rd's tick is claimed (or, run alone, recorded on first sight): nothing fires yet.
+    await runCronTriggers(h.t.db, new Date("2026-11-24T02:00:00Z"));
+    expect(await runCronTriggers(h.t.db, new Date("2026-11-24T04:00:00Z"))).toBe(CRON_ENTITIES_MAX);
+    const { rows } = await h.t.db.query<{ entity: string }>(
+      `SELECT DISTINCT payload->>'entity' AS entity FROM jobs
+       WHERE workspace_id = $1 AND kind = 'derive' AND payload->>'derivation' = 'nightly'
+         AND payload->>'entity' LIKE 'bulk-%'`,
+      [h.ws.id],
+    );
+    const queued = new Set(rows.map((row) => row.entity));
+    // The tick's 1,000 in entity order: the earlier tests' entities that sort first take a few.
+    expect(queued.size).toBeLessThanOrEqual(CRON_ENTITIES_MAX);
+    expect(queued.size).toBeGreaterThanOrEqual(CRON_ENTITIES_MAX - 3);
+    expect(queued.has("bulk-0000")).toBe(true);
+    expect(queued.has(entities.at(-1) as string)).toBe(false);
+  }, 60_000);
+
+  it("refuses at publish a schedule firing more often than every 5 minutes, naming the minimum", async () => {
+    for (const cron of ["* * * * * *", "* * * * *", "0,1 3 * * *", "*/4 * * * *"]) {
+      const res = await h.post("/catalog?dry_run=true", {
+        package: MINIMAL_PACKAGE,
+        files: derivationFiles(
+          [derivationYaml("nightly", { trigger: `    trigger: { on: cron, cron: "${cron}" }\n` })],
+          {
+            triggers: ["nightly.default"],
+          },
+        ),
+      });
+      expect(res.statusCode, cron).toBe(422);
+      expect(res.json()).toMatchObject({ code: "definition_invalid" });
+      expect(res.json().detail).toMatch(/a schedule may fire at most once every 300 s \(5 minutes\)/);
+    }
+    for (const cron of ["*/5 * * * *", "0 */5 * * * *", "0 3 * * *"]) {
+      const res = await h.post("/catalog?dry_run=true", {
+        package: MINIMAL_PACKAGE,
+        files: derivationFiles(
+          [derivationYaml("nightly", { trigger: `    trigger: { on: cron, cron: "${cron}" }\n` })],
+          {
+            triggers: ["nightly.default"],
+          },
+        ),
+      });
+      expect(res.statusCode, `${cron}: ${res.body}`).toBe(200);
+    }
   });
 });

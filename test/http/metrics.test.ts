@@ -313,6 +313,24 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     ).toBe(2);
   });
 
+  it("embeds a query once for all of a search's sources: 8 hybrid sources, one model call", async () => {
+    const before = await scrape();
+    const sources = Array.from({ length: 8 }, (_, i) => ({
+      name: `s${i + 1}`,
+      mode: "hybrid",
+      scope: { collections: ["customer_events"], entities: [ENTITY] },
+      k: 5,
+    }));
+    const res = await post("/search", { q: "quokka refund", sources, fuse: { kind: "rrf" } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().hits.length).toBeGreaterThan(0);
+    const after = await scrape();
+    const embeds = { endpoint: "fake", operation: "embed" };
+    expect(
+      value(after, "engram_model_calls_total", embeds) - value(before, "engram_model_calls_total", embeds),
+    ).toBe(1);
+  });
+
   it("counts a failed model call: a JSON task the fake provider has no script for", async () => {
     const before = await scrape();
     const catalog = await requireCatalog(t.db, ws.id);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { Def } from "../../src/catalog/definition/def.js";
-import { linkTrigger, parseInlineTrigger, parseTrigger } from "../../src/catalog/families/triggers.js";
+import {
+  CRON_MIN_INTERVAL_S,
+  linkTrigger,
+  parseInlineTrigger,
+  parseTrigger,
+} from "../../src/catalog/families/triggers.js";
 import {
   expectDefinitionError,
   makeIndex,
@@ -173,6 +178,21 @@ describe("triggers: parse", () => {
       "definition_invalid",
       "triggers.0.cron",
     );
+  });
+
+  it("refuses a schedule whose ticks come closer than CRON_MIN_INTERVAL_S, wherever in its year", () => {
+    // Every second; every minute; two minutes apart once a day; every minute of 29 February only.
+    for (const cron of ["* * * * * *", "* * * * *", "0,1 3 * * *", "* * 29 2 *", "0,59 0,23 * * *"]) {
+      expectDefinitionError(
+        () => parse({ name: "t", derivation: "d", on: "cron", cron }),
+        "definition_invalid",
+        "triggers.0.cron",
+      );
+    }
+    for (const cron of ["*/5 * * * *", "0 */5 * * * *", "0 3 * * *", "0 0 1 1 *"]) {
+      expect(parse({ name: "t", derivation: "d", on: "cron", cron }).cron).toBe(cron);
+    }
+    expect(CRON_MIN_INTERVAL_S).toBe(300);
   });
 
   it("refuses duplicate write collections", () => {

@@ -54,13 +54,43 @@ const BY_ON: Record<TriggerOn, { allowed: string[]; required: string[] }> = {
 };
 const RULE_KEYS = ["accumulator", "collections", "cooldown_s", "cron"];
 
-/** A UTC cron expression (5 or 6 fields), checked with croner. */
+/**
+ * The shortest a schedule's ticks may be apart (docs/catalog.md, "Triggers"): a tick queues
+ * work for up to CRON_ENTITIES_MAX entities, so a tenant's schedule may not fire faster.
+ */
+export const CRON_MIN_INTERVAL_S = 300;
+/**
+ * Ticks read to find a schedule's shortest gap, from a fixed start: every active day's ticks
+ * repeat one pattern, so a day of them (or 500, whose mean gap is under the minimum) shows it.
+ */
+const CRON_SAMPLE_TICKS = 500;
+const CRON_SAMPLE_FROM = new Date("2026-01-01T00:00:00Z");
+
+/** The shortest time between two consecutive ticks among the sampled ones, in seconds. */
+function shortestGapS(schedule: Cron): number {
+  const ticks = schedule.nextRuns(CRON_SAMPLE_TICKS, CRON_SAMPLE_FROM).map((tick) => tick.getTime());
+  let shortest = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < ticks.length; i++) {
+    shortest = Math.min(shortest, ((ticks[i] as number) - (ticks[i - 1] as number)) / 1000);
+  }
+  return shortest;
+}
+
+/** A UTC cron expression (5 or 6 fields), checked with croner, firing at most every CRON_MIN_INTERVAL_S. */
 export function parseCron(src: Def): string {
   const text = src.string();
+  let schedule: Cron | undefined;
   try {
-    new Cron(text, { timezone: "UTC", paused: true }).stop();
+    schedule = new Cron(text, { timezone: "UTC", paused: true });
   } catch (error) {
     src.fail(`not a valid cron expression: ${(error as Error).message}`);
+  }
+  const gap = shortestGapS(schedule);
+  schedule.stop();
+  if (gap < CRON_MIN_INTERVAL_S) {
+    src.fail(
+      `"${text}" fires ${gap} s apart; a schedule may fire at most once every ${CRON_MIN_INTERVAL_S} s (5 minutes)`,
+    );
   }
   return text;
 }
