@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   // engram import: the target workspace holds data already (docs/export.md "Import").
   workspace_not_empty: 409,
   job_not_retryable: 409,
+  reindex_running: 409,
   erase_too_large: 409,
   artifact_use_expired: 410,
   payload_too_large: 413,

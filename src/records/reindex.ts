@@ -7,7 +7,15 @@ import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { hashJson } from "../platform/hash.js";
 import type { Workspace } from "../platform/workspace.js";
-import { enqueue, fence, type Job, type JobContext, type JobHandler, succeed } from "../worker/index.js";
+import {
+  enqueue,
+  fence,
+  type Job,
+  type JobContext,
+  type JobHandler,
+  openJobOfKind,
+  succeed,
+} from "../worker/index.js";
 import { searchDocument, textConfig } from "./projection.js";
 import * as sql from "./sql.js";
 import { countSearchable, uncountSearchable } from "./text-stats.js";
@@ -67,6 +75,16 @@ export async function startReindex(
   await requireCatalog(db, workspace.id);
   const mode = reset ? "reset" : "since_seq";
   return db.transaction(async (tx) => {
+    // Taken first, as by every write: two reindex requests of a workspace check one after the other.
+    await tx.query(sql.LOCK_SEQ, [workspace.id]);
+    const running = await openJobOfKind(tx, workspace.id, REINDEX_JOB);
+    if (running) {
+      throw new AppError(
+        "reindex_running",
+        `this workspace's reindex is still ${running.state} (job ${running.id}); ask again once its jobs have ended`,
+        { job_id: running.id },
+      );
+    }
     const { rows: ranges } = await tx.query<{ from_seq: number; to_seq: number; count: number }>(
       sql.REINDEX_RANGES,
       [workspace.id, reset ? 0 : since, SYSTEM_COLLECTION, RECORDS_PER_JOB],

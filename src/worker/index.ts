@@ -10,6 +10,7 @@ export {
   keepRecordCount,
   liveJob,
   mergeReasons,
+  openJobOfKind,
   queuedWithReason,
 } from "./payloads.js";
 export {

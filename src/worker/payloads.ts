@@ -23,6 +23,15 @@ export async function liveJob(
   return (await db.query<{ id: string; state: string }>(sql.LIVE_JOB, [workspaceId, coalesceKey])).rows[0];
 }
 
+/** The oldest queued or running job of this kind in the workspace, if any. */
+export async function openJobOfKind(
+  db: Queryable,
+  workspaceId: string,
+  kind: string,
+): Promise<{ id: string; state: string } | undefined> {
+  return (await db.query<{ id: string; state: string }>(sql.OPEN_JOB_OF_KIND, [workspaceId, kind])).rows[0];
+}
+
 /** Adds reasons to the payload of a queued job a new request coalesced into. */
 export async function mergeReasons(
   tx: Queryable,

@@ -150,6 +150,11 @@ export const LIVE_JOB = `
   SELECT id, state FROM jobs WHERE workspace_id = $1 AND coalesce_key = $2 AND state IN ('queued', 'running')
   ORDER BY state DESC, created_at LIMIT 1`;
 
+/** The oldest queued or running job of a kind in a workspace (maintenance runs one at a time). */
+export const OPEN_JOB_OF_KIND = `
+  SELECT id, state FROM jobs WHERE workspace_id = $1 AND kind = $2 AND state IN ('queued', 'running')
+  ORDER BY created_at, id LIMIT 1`;
+
 /** Adds trigger reasons to a queued job that a new request coalesced into. */
 export const MERGE_REASONS = `
   UPDATE jobs SET payload = jsonb_set(payload, '{reasons}', (

@@ -9,6 +9,22 @@ describe("POST /reindex", () => {
   let workspaceId: string;
   const reindex = (payload: object, app = t.app) =>
     app.inject({ method: "POST", url: "/reindex", headers, payload });
+  const openReindexJobs = async () => {
+    const { rows } = await t.db.query<{ id: string }>(
+      "SELECT id FROM jobs WHERE workspace_id = $1 AND kind = 'reindex' AND state IN ('queued', 'running')",
+      [workspaceId],
+    );
+    return rows.map((row) => row.id);
+  };
+  /** Runs a worker until the workspace's reindex jobs have all ended. */
+  const drain = async () => {
+    const worker = await startTestWorker(t.db);
+    try {
+      await waitFor(async () => (await openReindexJobs()).length === 0);
+    } finally {
+      await worker.stop();
+    }
+  };
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -46,6 +62,7 @@ describe("POST /reindex", () => {
     } finally {
       await production.app.close();
     }
+    await drain();
   });
 
   it("rebuilds the full-text projection without rewriting records, and audits it", async () => {
@@ -64,7 +81,7 @@ describe("POST /reindex", () => {
           "SELECT count(*)::int AS n FROM records WHERE workspace_id = $1 AND collection = 'learning_signals' AND search_text @@ to_tsquery('english', 'refund')",
           [workspaceId],
         );
-        return rows[0]?.n === 4;
+        return rows[0]?.n === 4 && (await openReindexJobs()).length === 0;
       });
     } finally {
       await worker.stop();
@@ -80,5 +97,18 @@ describe("POST /reindex", () => {
     const last = (await t.app.inject({ url: "/timeline?entity=e&limit=1", headers })).json().records[0].seq;
     const res = await reindex({ since_seq: last - 1 });
     expect(res.json()).toMatchObject({ target_count: 1, enqueued_jobs: 1 });
+  });
+
+  it("reindexes one request at a time: another while jobs are open is 409 reindex_running, nothing queued", async () => {
+    const open = await openReindexJobs();
+    expect(open).toHaveLength(1);
+    for (const body of [{ reset: true }, { since_seq: 0 }]) {
+      const res = await reindex(body);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "reindex_running", job_id: open[0] });
+    }
+    expect(await openReindexJobs()).toEqual(open);
+    await drain();
+    expect((await reindex({ since_seq: 0 })).statusCode).toBe(200);
   });
 });
