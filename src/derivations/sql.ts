@@ -62,12 +62,19 @@ export const EVIDENCE_STATE = `
     (SELECT count(*)::int FROM records r WHERE r.workspace_id = $1 AND r.entity = $2
       AND r.collection = ANY($3::text[]) AND NOT r.ready) AS unready`;
 
-/** Entities whose ready evidence lies above their watermark (cron triggers). */
+/**
+ * Entities whose ready evidence lies above their watermark (cron triggers), leaving out evidence
+ * a failed run of the derivation already saw (written before that run started): a derivation
+ * that keeps failing on the same evidence is not queued again every tick, only once new
+ * evidence arrives (or on request, POST /processors/{name}/run).
+ */
 export const DIRTY_ENTITIES = `
   SELECT DISTINCT r.entity FROM records r
   LEFT JOIN derivation_state s ON s.workspace_id = $1 AND s.derivation = $3 AND s.entity = r.entity
   WHERE r.workspace_id = $1 AND r.collection = ANY($2::text[]) AND r.ready
     AND r.seq > COALESCE(s.watermark_seq, 0) AND NOT ${own("$3")}
+    AND NOT EXISTS (SELECT 1 FROM runs f WHERE f.workspace_id = $1 AND f.entity = r.entity
+      AND f.derivation = $3 AND f.status = 'failed' AND f.started_at >= r.created_at)
   ORDER BY r.entity LIMIT $4`;
 
 /** Every workspace, in a stable order: a cron pass looks at each one's triggers. */

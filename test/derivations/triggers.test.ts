@@ -239,3 +239,34 @@ describe("write, read and cron triggers", () => {
     }
   });
 });
+
+describe("a schedule whose runs fail", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await derivationHarness(
+      "derive-flaky",
+      derivationFiles(
+        [derivationYaml("nightly", { trigger: '    trigger: { on: cron, cron: "0 3 * * *" }\n' })],
+        {
+          triggers: ["nightly.default"],
+        },
+      ),
+    );
+  });
+  afterAll(() => h.close());
+
+  it("leaves out an entity whose run failed on the same evidence, until new evidence arrives", async () => {
+    await h.write([{ ...note("Flaky input"), entity: "flaky" }]);
+    // No scripted output for the task: the run fails (model_output).
+    const { run } = await h.derive("nightly", "flaky", {});
+    expect(run.status).toBe("failed");
+    const flaky = async () => (await deriveJobs(h, "flaky")).length;
+    expect(await flaky()).toBe(1);
+    expect(await runCronTriggers(h.t.db, new Date("2026-11-25T02:00:00Z"))).toBe(0);
+    expect(await runCronTriggers(h.t.db, new Date("2026-11-25T04:00:00Z"))).toBe(0);
+    expect(await flaky()).toBe(1);
+    await h.write([{ ...note("Flaky input, corrected"), entity: "flaky" }]);
+    expect(await runCronTriggers(h.t.db, new Date("2026-11-26T04:00:00Z"))).toBe(1);
+    expect(await flaky()).toBe(2);
+  });
+});
