@@ -19,6 +19,7 @@ import {
   lockSeq,
   type NewRecord,
 } from "../records/index.js";
+import { refuseWhenBacklogged } from "../worker/index.js";
 import { readFreshness } from "./freshness.js";
 import { activeHeads } from "./heads.js";
 import { enqueueDerivation, lockState } from "./queue.js";
@@ -41,14 +42,15 @@ function derivationOf(catalog: InstalledCatalog, name: string) {
 export async function requestRun(db: Db, workspace: Workspace, name: string, entity: string) {
   const catalog = await requireCatalog(db, workspace.id);
   const def = derivationOf(catalog, name);
-  const queued = await db.transaction((tx) =>
-    enqueueDerivation(tx, {
+  const queued = await db.transaction(async (tx) => {
+    await refuseWhenBacklogged(tx, workspace.id);
+    return enqueueDerivation(tx, {
       workspaceId: workspace.id,
       derivation: def.name,
       entity,
       reason: { on: "manual", trigger: null },
-    }),
-  );
+    });
+  });
   return {
     job_id: queued.jobId,
     enqueued: !queued.coalesced,

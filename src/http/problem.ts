@@ -54,6 +54,8 @@ export function isPoolExhausted(error: unknown): boolean {
 
 /** Seconds a client should wait before retrying a 503 database_busy or database_unavailable. */
 const BUSY_RETRY_AFTER_S = 1;
+/** A backlog of thousands of jobs takes the workers a while: ask again in half a minute. */
+const QUEUE_RETRY_AFTER_S = 30;
 
 /** Maps anything thrown while serving a request to an AppError a client may see. */
 export function toAppError(error: unknown): AppError {
@@ -101,6 +103,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
   if (error.code === "database_busy" || error.code === "database_unavailable") {
     reply.header("Retry-After", String(BUSY_RETRY_AFTER_S));
   }
+  if (error.code === "queue_full") reply.header("Retry-After", String(QUEUE_RETRY_AFTER_S));
   if (error.code === "database_busy") reply.server.metrics?.databaseBusy();
   return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(error));
 }

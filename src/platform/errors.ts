@@ -54,6 +54,7 @@ export const ERROR_STATUS = {
   // engram import: the file is not a complete engram.export/v1 stream (docs/export.md).
   import_invalid: 422,
   rate_limited: 429,
+  queue_full: 429,
   headers_too_large: 431,
   internal: 500,
   answer_citation: 502,

@@ -6,7 +6,15 @@ import { type InstalledCatalog, type ProcessorDef, requireCatalog } from "../cat
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import type { Workspace } from "../platform/workspace.js";
-import { enqueue, fence, type Job, type JobContext, type JobHandler, succeed } from "../worker/index.js";
+import {
+  enqueue,
+  fence,
+  type Job,
+  type JobContext,
+  type JobHandler,
+  refuseWhenBacklogged,
+  succeed,
+} from "../worker/index.js";
 import { canDeferVectors } from "./embedding-index.js";
 import { compute, type EnrichOptions, type PendingRow, plan, subBatches, writeResults } from "./enrich.js";
 import * as sql from "./sql.js";
@@ -62,6 +70,7 @@ export async function startBackfill(
   const problem = targetProblem(catalog, request);
   if (problem) throw validationError(problem, [{ path: "", message: problem }]);
   return db.transaction(async (tx) => {
+    await refuseWhenBacklogged(tx, workspace.id);
     const { rows: previous } = await tx.query<{ cursor_seq: number }>(sql.LAST_SLICE_END, [
       workspace.id,
       request.collection,

@@ -14,6 +14,7 @@ import {
   type JobContext,
   type JobHandler,
   openJobOfKind,
+  refuseWhenBacklogged,
   succeed,
 } from "../worker/index.js";
 import { searchDocument, textConfig } from "./projection.js";
@@ -77,6 +78,7 @@ export async function startReindex(
   return db.transaction(async (tx) => {
     // Taken first, as by every write: two reindex requests of a workspace check one after the other.
     await tx.query(sql.LOCK_SEQ, [workspace.id]);
+    await refuseWhenBacklogged(tx, workspace.id);
     const running = await openJobOfKind(tx, workspace.id, REINDEX_JOB);
     if (running) {
       throw new AppError(

@@ -5,6 +5,7 @@ import { confirmCatalog, type InstalledCatalog, requireCatalog } from "../catalo
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import type { Workspace } from "../platform/workspace.js";
+import { refuseWhenBacklogged } from "../worker/index.js";
 import { insertRecords, lockSeq, type NewRecord } from "./insert.js";
 import * as sql from "./sql.js";
 import { validateRows } from "./validate.js";
@@ -85,6 +86,7 @@ export async function writeRows(
       // Taken first: it serializes this workspace's writers (and publishes), so dedupe checks see
       // every earlier commit, seq order is commit order, and the contract cannot change under us.
       const lastSeq = await lockSeq(tx, workspaceId);
+      await refuseWhenBacklogged(tx, workspaceId);
       const catalog = await confirmCatalog(tx, workspaceId, seen);
       if (catalog !== seen) rows = build(catalog);
       const planned = await resolveDuplicates(tx, workspaceId, rows);

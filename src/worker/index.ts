@@ -28,6 +28,8 @@ export {
   type Job,
   type JobState,
   LeaseLostError,
+  QUEUE_MAX_PER_WORKSPACE,
+  refuseWhenBacklogged,
   releaseLeases,
   retryJob,
   succeed,

@@ -13,10 +13,18 @@
  * rather than min()/max(), which took twice as long to plan (0.5 against 1 ms on PGlite), in
  * every write that queues work.
  */
-const nextTurn = (workspace: string) => `GREATEST(
-    COALESCE((SELECT turn FROM jobs WHERE state = 'running' ORDER BY turn DESC LIMIT 1),
-      (SELECT turn FROM jobs WHERE state = 'queued' ORDER BY turn LIMIT 1), 0),
-    (SELECT turn + 1 FROM jobs WHERE workspace_id = ${workspace} AND state = 'queued' ORDER BY turn DESC LIMIT 1))`;
+const SERVING_TURN = `COALESCE((SELECT turn FROM jobs WHERE state = 'running' ORDER BY turn DESC LIMIT 1),
+      (SELECT turn FROM jobs WHERE state = 'queued' ORDER BY turn LIMIT 1), 0)`;
+const LAST_QUEUED_TURN = (workspace: string) =>
+  `(SELECT turn FROM jobs WHERE workspace_id = ${workspace} AND state = 'queued' ORDER BY turn DESC LIMIT 1)`;
+const nextTurn = (workspace: string) => `GREATEST(${SERVING_TURN}, ${LAST_QUEUED_TURN(workspace)} + 1)`;
+
+/**
+ * How many turns of queued work workspace $1 holds from the one being served: each queued job
+ * took a turn of its own, so this is its backlog (coalesced jobs aside), read from the same
+ * index ends as a job's turn, never by counting the backlog.
+ */
+export const BACKLOG = `SELECT GREATEST(COALESCE(${LAST_QUEUED_TURN("$1")} + 1 - ${SERVING_TURN}, 0), 0) AS backlog`;
 
 /**
  * Queues a job, or joins the queued job with the same coalesce key, in one statement. ON CONFLICT
