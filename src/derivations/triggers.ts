@@ -10,6 +10,7 @@ import {
   type TriggerDef,
 } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
+import { yieldTurn } from "../platform/event-loop.js";
 import type { ReadyHook, ReadyRecord } from "../records/index.js";
 import { queuedWithReason } from "../worker/index.js";
 import { deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
@@ -208,6 +209,8 @@ export async function runCronTriggers(db: Db, now = new Date()): Promise<number>
         CRON_ENTITIES_MAX,
       ]);
       for (let at = 0; at < rows.length; at += CRON_CHUNK) {
+        // A macrotask turn between chunks: on PGlite awaits alone never let a request in.
+        await yieldTurn();
         await db.transaction(async (tx) => {
           for (const { entity } of rows.slice(at, at + CRON_CHUNK)) {
             await enqueueDerivation(tx, {

@@ -11,6 +11,7 @@ import {
 } from "../catalog/index.js";
 import { ModelOutputError, type Models } from "../models/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
+import { yieldTurn } from "../platform/event-loop.js";
 import { fence, type Job, type JobContext, type JobHandler, succeed } from "../worker/index.js";
 import { canDeferVectors, vectorLiteral } from "./embedding-index.js";
 import { ENRICH_JOB } from "./insert.js";
@@ -234,7 +235,7 @@ export async function writeResults(
  */
 export async function* subBatches<T>(items: T[], size: number): AsyncGenerator<T[]> {
   for (let i = 0; i < items.length; i += size) {
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldTurn();
     yield items.slice(i, i + size);
   }
 }

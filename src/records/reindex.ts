@@ -17,6 +17,7 @@ import {
   refuseWhenBacklogged,
   succeed,
 } from "../worker/index.js";
+import { subBatches } from "./enrich.js";
 import { searchDocument, textConfig } from "./projection.js";
 import * as sql from "./sql.js";
 import { countSearchable, uncountSearchable } from "./text-stats.js";
@@ -24,8 +25,12 @@ import { SYSTEM_COLLECTION } from "./validate.js";
 
 export const REINDEX_JOB = "reindex";
 
-// Records per reindex job: small enough to commit quickly, large enough to keep jobs few.
+// Records per reindex job: large enough to keep jobs few (a workspace's backlog is bounded).
 const RECORDS_PER_JOB = 1000;
+// Records per transaction within a job: each commits quickly and lets the event loop turn, so a
+// reindex on embedded storage never holds another workspace's request for a whole job. A job
+// that dies part way runs again from its start: rebuilding a projection is idempotent.
+const RECORDS_PER_COMMIT = 100;
 
 export interface ReindexRequest {
   since_seq?: number;
@@ -134,16 +139,19 @@ export const reindexHandler: JobHandler = async (job: Job, ctx: JobContext) => {
       },
     ];
   });
-  await ctx.db.transaction(async (tx) => {
-    await fence(tx, job, ctx.owner);
-    if (updates.length > 0) {
-      const ids = updates.map((u) => u.id);
+  for await (const chunk of subBatches(updates, RECORDS_PER_COMMIT)) {
+    await ctx.db.transaction(async (tx) => {
+      await fence(tx, job, ctx.owner);
+      const ids = chunk.map((u) => u.id);
       // The seq lock keeps writes from moving these records' heads between uncount and count.
       await tx.query(sql.LOCK_SEQ, [job.workspace_id]);
       await uncountSearchable(tx, job.workspace_id, ids, { current: true });
-      await tx.query(sql.APPLY_SEARCH_TEXT, [job.workspace_id, JSON.stringify(updates), ids]);
+      await tx.query(sql.APPLY_SEARCH_TEXT, [job.workspace_id, JSON.stringify(chunk), ids]);
       await countSearchable(tx, job.workspace_id, ids);
-    }
+    });
+  }
+  await ctx.db.transaction(async (tx) => {
+    await fence(tx, job, ctx.owner);
     await succeed(tx, job, ctx.owner);
   });
 };

@@ -9,6 +9,7 @@
 // Embedded storage only merges, in small batches once the backlog is gone: its one connection
 // cannot build an index aside, and a build would stop every request for as long as it takes.
 import type { Db, Queryable } from "../platform/db/index.js";
+import { yieldTurn } from "../platform/event-loop.js";
 import {
   canDeferVectors,
   createIndexSql,
@@ -113,7 +114,7 @@ async function sealSpace(
   let merged = 0;
   for (;;) {
     // Embedded storage runs SQL on this thread: let requests in between statements.
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldTurn();
     const counts = await Promise.all(
       Array.from({ length: streams }, (_, stream) =>
         db.query(sql.MERGE, [...args, options.mergeBatch, streams, stream]).then((r) => r.rowCount),

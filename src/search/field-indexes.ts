@@ -23,6 +23,7 @@ import {
   loadCatalog,
 } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
+import { yieldTurn } from "../platform/event-loop.js";
 import { sha256Hex } from "../platform/hash.js";
 import {
   ACTIVE_CATALOG_HASHES,
@@ -171,7 +172,6 @@ async function wantedIndexes(db: Db, state: SyncState): Promise<Wanted> {
  * this thread and resolves it as a microtask, so a loop of them would otherwise hold every other
  * request (I/O, timers) until its end.
  */
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One pass on the sync's own connection, holding the sync lock. */
 async function pass(db: Db, conn: Queryable, state: SyncState): Promise<FieldIndexSync> {

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Db } from "../platform/db/index.js";
+import { yieldTurn } from "../platform/event-loop.js";
 import type { Logger } from "../platform/log.js";
 import {
   claimJobs,
@@ -150,6 +151,9 @@ export class Worker {
   private async run(): Promise<void> {
     const kinds = Object.keys(this.options.handlers);
     while (!this.stopped) {
+      // A job that finishes wakes this loop from a microtask: without a macrotask turn here, jobs
+      // run back to back on PGlite hold off every request (9 s behind 1,000 short derivation runs).
+      await yieldTurn();
       const free = this.concurrency - this.running.size;
       let claimed: Job[] = [];
       if (free > 0) {
