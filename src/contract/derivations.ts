@@ -156,6 +156,15 @@ export const LIST_RUNS: RouteContract = {
       200: shape({
         runs: listOf(shape(runSummaryProperties)),
         next_before_seq: { type: ["integer", "null"] },
+        // Scheduled derivations whose last runs all failed under their definition: ticks pass them.
+        paused: listOf(
+          shape({
+            derivation: str,
+            failed_runs: int,
+            since: timestamp,
+            last_failure: runSummaryProperties.failure,
+          }),
+        ),
       }),
     },
   },

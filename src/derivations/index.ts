@@ -8,6 +8,6 @@ export {
 export { type FreshnessEntry, readFreshness } from "./freshness.js";
 export { DERIVE_JOB, deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
 export { type DeriveOptions, deriveHandler } from "./run.js";
-export { getRun, listRuns, type RunsQuery } from "./runs.js";
-export { promote, readDocument, rebind, requestRun } from "./service.js";
+export { getRun, PAUSE_AFTER_FAILURES, type RunsQuery } from "./runs.js";
+export { promote, readDocument, rebind, requestRun, runsPage } from "./service.js";
 export { CRON_ENTITIES_MAX, claimCronTick, fireReadyTriggers, runCronTriggers } from "./triggers.js";

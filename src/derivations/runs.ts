@@ -64,10 +64,57 @@ export async function insertRun(
     JSON.stringify(run.reasons),
     catalog.package,
     catalog.catalogHash,
-    catalog.hashes[`derivations:${run.derivation}`] ??
-      hashJson(catalog.index.derivations.get(run.derivation)?.def ?? null),
+    definitionHash(catalog, run.derivation),
     catalog.hashes["conf:models"] ?? "",
   ]);
+}
+
+/** A derivation's definition as its runs record it: a publish that changes it changes this. */
+function definitionHash(catalog: InstalledCatalog, derivation: string): string {
+  return (
+    catalog.hashes[`derivations:${derivation}`] ??
+    hashJson(catalog.index.derivations.get(derivation)?.def ?? null)
+  );
+}
+
+/**
+ * Runs in a row that pause a scheduled derivation (docs/catalog.md, "Triggers"): when its last
+ * PAUSE_AFTER_FAILURES ended runs under its current definition all failed, cron ticks queue nothing
+ * for it until a run succeeds (POST /processors/{name}/run) or a publish changes its definition.
+ */
+export const PAUSE_AFTER_FAILURES = 10;
+
+export interface PausedDerivation {
+  derivation: string;
+  failed_runs: number;
+  /** When the oldest of those failed runs started. */
+  since: Date;
+  /** The newest one's failure class. */
+  last_failure: string | null;
+}
+
+/** The derivation's pause, or undefined while it is not paused. */
+export async function derivationPause(
+  db: Queryable,
+  workspaceId: string,
+  catalog: InstalledCatalog,
+  derivation: string,
+): Promise<PausedDerivation | undefined> {
+  const { rows } = await db.query<{
+    status: string;
+    failure: string | null;
+    definition_hash: string;
+    started_at: Date;
+  }>(sql.LAST_ENDED_RUNS, [workspaceId, derivation, PAUSE_AFTER_FAILURES]);
+  const current = definitionHash(catalog, derivation);
+  const failing = rows.filter((row) => row.status === "failed" && row.definition_hash === current);
+  if (failing.length < PAUSE_AFTER_FAILURES || failing.length !== rows.length) return undefined;
+  return {
+    derivation,
+    failed_runs: failing.length,
+    since: (failing.at(-1) as { started_at: Date }).started_at,
+    last_failure: failing[0]?.failure ?? null,
+  };
 }
 
 export function runSummary(run: RunRow) {

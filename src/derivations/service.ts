@@ -24,8 +24,9 @@ import { readFreshness } from "./freshness.js";
 import { activeHeads } from "./heads.js";
 import { enqueueDerivation, lockState } from "./queue.js";
 import { sourceHash } from "./run.js";
-import { getRunRow, insertRun, type RunRow } from "./runs.js";
+import { getRunRow, insertRun, listRuns, type RunRow, type RunsQuery } from "./runs.js";
 import * as sql from "./sql.js";
+import { pausedDerivations } from "./triggers.js";
 
 function derivationOf(catalog: InstalledCatalog, name: string) {
   const entry = catalog.index.derivations.get(name);
@@ -36,6 +37,11 @@ function derivationOf(catalog: InstalledCatalog, name: string) {
     });
   }
   throw new AppError("not_found", `no derivation ${name} is listed in the package`);
+}
+
+/** GET /runs: a page of runs, and the scheduled derivations their failures paused. */
+export async function runsPage(db: Queryable, workspaceId: string, query: RunsQuery) {
+  return { ...(await listRuns(db, workspaceId, query)), paused: await pausedDerivations(db, workspaceId) };
 }
 
 /** POST /processors/{name}/run: queues (or joins) the entity's job; no model call inline. */

@@ -130,6 +130,12 @@ const RUN_COLUMNS = `id, seq, operation, derivation, entity, source_kind, status
   source_run_id, trigger_reasons, package, catalog_hash, definition_hash, config_hash, read_receipt, emission,
   visible_sources, citations, output_ids, usage, started_at, finished_at`;
 
+/** A derivation's latest ended runs in a workspace, newest first (is a schedule paused?). */
+export const LAST_ENDED_RUNS = `
+  SELECT status, failure, definition_hash, started_at FROM runs
+  WHERE workspace_id = $1 AND derivation = $2 AND operation = 'derive' AND status <> 'running'
+  ORDER BY seq DESC LIMIT $3`;
+
 export const INSERT_RUN = `
   INSERT INTO runs (workspace_id, id, operation, derivation, entity, source_kind, status, job_id, source_run_id,
     trigger_reasons, package, catalog_hash, definition_hash, config_hash)

@@ -14,6 +14,7 @@ import { yieldTurn } from "../platform/event-loop.js";
 import type { ReadyHook, ReadyRecord } from "../records/index.js";
 import { queuedWithReason } from "../worker/index.js";
 import { deriveJobKey, enqueueDerivation, type TriggerReason } from "./queue.js";
+import { derivationPause, type PausedDerivation } from "./runs.js";
 import * as sql from "./sql.js";
 
 /** Every collection a derivation reads (all sources). */
@@ -201,7 +202,8 @@ export async function runCronTriggers(db: Db, now = new Date()): Promise<number>
       const fired = await db.transaction((tx) =>
         claimCronTick(tx, workspaceId, trigger.name, trigger.cron as string, now),
       );
-      if (!fired) continue;
+      // A derivation whose runs keep failing under its definition is paused: the tick passes.
+      if (!fired || (await derivationPause(db, workspaceId, catalog, derivation.name))) continue;
       const { rows } = await db.query<{ entity: string }>(sql.DIRTY_ENTITIES, [
         workspaceId,
         sourceCollections(derivation),
@@ -226,4 +228,15 @@ export async function runCronTriggers(db: Db, now = new Date()): Promise<number>
     }
   }
   return queued;
+}
+
+/** The paused scheduled derivations of the workspace's active catalog (GET /runs). */
+export async function pausedDerivations(db: Queryable, workspaceId: string): Promise<PausedDerivation[]> {
+  const catalog = await activeCatalog(db, workspaceId);
+  if (!catalog) return [];
+  const scheduled = new Set(listedTriggers(catalog, "cron").map(({ derivation }) => derivation.name));
+  const paused = await Promise.all(
+    [...scheduled].map((name) => derivationPause(db, workspaceId, catalog, name)),
+  );
+  return paused.filter((pause): pause is PausedDerivation => pause !== undefined);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CRON_ENTITIES_MAX, runCronTriggers } from "../../src/derivations/index.js";
+import { CRON_ENTITIES_MAX, PAUSE_AFTER_FAILURES, runCronTriggers } from "../../src/derivations/index.js";
 import { fakeScore } from "../../src/models/fake.js";
 import { COLLECTIONS_YAML, MINIMAL_PACKAGE } from "../support/catalog-files.js";
 import {
@@ -7,6 +7,7 @@ import {
   derivationHarness,
   derivationYaml,
   type Harness,
+  runJobs,
   WEIGHT_PROCESSOR,
 } from "../support/derivations.js";
 import { waitFor } from "../support/wait.js";
@@ -268,5 +269,43 @@ describe("a schedule whose runs fail", () => {
     await h.write([{ ...note("Flaky input, corrected"), entity: "flaky" }]);
     expect(await runCronTriggers(h.t.db, new Date("2026-11-26T04:00:00Z"))).toBe(1);
     expect(await flaky()).toBe(2);
+  });
+
+  it("pauses after PAUSE_AFTER_FAILURES failed runs: ticks pass it, GET /runs says so, a changed definition resumes it", async () => {
+    const failing = Array.from({ length: PAUSE_AFTER_FAILURES }, (_, i) => `fail-${i}`);
+    await h.write(failing.map((entity) => ({ ...note("Always fails"), entity })));
+    for (const entity of failing) {
+      expect((await h.post("/processors/nightly/run", { entity })).statusCode).toBe(202);
+    }
+    // No scripted output: every run fails.
+    await runJobs(h.t.db, h.ws.id, {});
+    const runs = (await h.get("/runs")).json();
+    expect(runs.paused).toEqual([
+      {
+        derivation: "nightly",
+        failed_runs: PAUSE_AFTER_FAILURES,
+        since: expect.any(String),
+        last_failure: "model_output",
+      },
+    ]);
+    await h.write([{ ...note("Fresh evidence"), entity: "fresh" }]);
+    // The 26th's tick is claimed (or, run alone, recorded on first sight); the 27th's passes it.
+    await runCronTriggers(h.t.db, new Date("2026-11-27T02:00:00Z"));
+    expect(await runCronTriggers(h.t.db, new Date("2026-11-27T04:00:00Z"))).toBe(0);
+    expect(await deriveJobs(h, "fresh")).toEqual([]);
+    // A publish that changes the definition (here its schedule) resumes it.
+    const republished = await h.post("/catalog", {
+      package: MINIMAL_PACKAGE,
+      files: derivationFiles(
+        [derivationYaml("nightly", { trigger: '    trigger: { on: cron, cron: "0 4 * * *" }\n' })],
+        {
+          triggers: ["nightly.default"],
+        },
+      ),
+    });
+    expect(republished.statusCode, republished.body).toBe(200);
+    expect((await h.get("/runs")).json().paused).toEqual([]);
+    expect(await runCronTriggers(h.t.db, new Date("2026-11-28T05:00:00Z"))).toBe(1);
+    expect(await deriveJobs(h, "fresh")).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 // The derivation routes (src/contract/derivations.ts): queue runs, read them, promote, rebind.
 import type { FastifyInstance } from "fastify";
 import { GET_RUN, LIST_RUNS, PROMOTE, REBIND, REQUEST_RUN } from "../../contract/index.js";
-import { getRun, listRuns, promote, type RunsQuery, rebind, requestRun } from "../../derivations/index.js";
+import { getRun, promote, type RunsQuery, rebind, requestRun, runsPage } from "../../derivations/index.js";
 import type { Db } from "../../platform/db/index.js";
 import { contractRoute } from "../contract-route.js";
 
@@ -13,7 +13,7 @@ export function derivationRoutes(app: FastifyInstance, db: Db): void {
   });
   app.route<{ Querystring: RunsQuery }>({
     ...contractRoute(LIST_RUNS),
-    handler: async (request) => listRuns(db, request.workspace.id, request.query),
+    handler: async (request) => runsPage(db, request.workspace.id, request.query),
   });
   app.route<{ Params: { id: string }; Querystring: { output_offset: number; output_limit: number } }>({
     ...contractRoute(GET_RUN),

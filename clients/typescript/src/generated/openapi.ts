@@ -3432,6 +3432,14 @@ export interface paths {
                     content: {
                         "application/json": {
                             next_before_seq: number | null;
+                            paused: {
+                                derivation: string;
+                                failed_runs: number;
+                                /** @enum {unknown} */
+                                last_failure: "limits" | "source_too_large" | "model_unavailable" | "model_output" | "emission" | "cancelled" | "internal" | null;
+                                /** Format: date-time */
+                                since: string;
+                            }[];
                             runs: {
                                 derivation: string;
                                 entity: string;
