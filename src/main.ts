@@ -20,7 +20,7 @@ import {
 
 export const DEMO_WORKSPACE = "demo";
 
-/** The example package the demo workspace starts with (CONVENTIONS.md). */
+/** The example package the demo workspace starts with (docs/api.md, "Conventions"). */
 export const EXAMPLE_CATALOG_DIR = fileURLToPath(new URL("../examples/catalog/", import.meta.url));
 
 /** Said once when a long-running process (serve, worker) starts on a server that will not vacuum. */
@@ -31,7 +31,7 @@ export async function warnIfUnmaintained(db: Db, log: Logger): Promise<void> {
 export type DemoMode = "auto" | "on" | "off";
 
 /**
- * The demo workspace (CONVENTIONS.md): created when the store holds no workspace at all
+ * The demo workspace (README.md, docs/api.md): created when the store holds no workspace at all
  * and no DATABASE_URL is set, or when --demo asks for it. Its key is printed once.
  */
 export async function bootstrapDemo(db: Db, config: Config, mode: DemoMode): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-// Snapshots (CONVENTIONS "Artifacts"): a render persisted as one keyed record of the artifact's
+// Snapshots (docs/api.md, "Snapshots"): a render persisted as one keyed record of the artifact's
 // snapshot target (entity `artifact:<name>`, key `<name>@<version>:<sha256 of the canonical
 // parameters>`, derived_from the records used), with its manifest beside it. Snapshotting again
 // writes a successor; GET /artifacts/{name} reads the current one.

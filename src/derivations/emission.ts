@@ -1,5 +1,5 @@
-// From a task's output to the rows a run may write (spec: emission rules; CONVENTIONS.md, "Task
-// output → records"). The output of emit.from is {records: [{key, text, content?, citations,
+// From a task's output to the rows a run may write (docs/api.md, "How a run works":
+// Emission). The output of emit.from is {records: [{key, text, content?, citations,
 // retract?}]}. A row is kept only when every rule holds; the others are listed as rejected with
 // their reason and never written:
 // - citations: a non-empty list of ids of evidence shown to this run (nothing else is citable);

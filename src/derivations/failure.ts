@@ -1,4 +1,4 @@
-// How a run ends badly (CONVENTIONS.md, "Run status" and "failure"). Details name what went
+// How a run ends badly (docs/api.md, "How a run works": Runs). Details name what went
 // wrong in the service's words: never a prompt, evidence text or a model reply.
 export type FailureKind =
   | "limits"

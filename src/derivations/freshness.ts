@@ -1,6 +1,6 @@
 // What an entity read (GET /document; artifact renders) says about the derivations feeding it,
 // and the read triggers it fires: one pass per derivation that a listed read or accumulator
-// trigger feeds into the collections read (CONVENTIONS.md, GET /document freshness).
+// trigger feeds into the collections read (docs/api.md, "Derivation runs": freshness).
 import type { DerivationDef, InstalledCatalog, TriggerDef } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { liveJob } from "../worker/index.js";

@@ -1,5 +1,5 @@
-// Reading a derivation's sources for one entity (spec: derivation sources; CONVENTIONS.md,
-// Watermark). Every read is bounded before it runs:
+// Reading a derivation's sources for one entity (docs/api.md, "How a run works":
+// Sources, Watermark). Every read is bounded before it runs:
 // - changes: ready evidence above the watermark, oldest first, never past the first unready row
 //   of the source (so no record is skipped when it turns ready later) nor past the checkpoint;
 //   cut at max_records, max_tokens and the run's remaining retrieval budget, the rest left for

@@ -1,4 +1,4 @@
-// The two ways a model call fails. The split decides both the HTTP answer (spec, Errors:
+// The two ways a model call fails. The split decides both the HTTP answer (docs/api.md, "Error codes":
 // 503 answer_model_unavailable vs 502 answer_model) and whether an alias's next target is tried
 // (transport failures only: a model that answered badly is not asked to be replaced).
 import { AppError } from "../platform/errors.js";

@@ -4,7 +4,7 @@
 // Failure rule: anything that prevents a reply (connection, timeout, any HTTP error status,
 // a redirect, a missing api key variable) is a ModelTransportError; a reply that cannot be used
 // is a ModelOutputError. The provider's json_capability is used as configured: a provider error
-// never makes us retry with a weaker response_format (spec: no automatic downgrade).
+// never makes us retry with a weaker response_format (docs/catalog.md, "conf/models.yaml": no automatic downgrade).
 //
 // One adapter call is one HTTP request (docs/operations.md, "Model endpoints"): the SDK's own
 // retries are off, so that the router retries, counts and budgets every request, and no

@@ -3,8 +3,8 @@
 // OpenAPI publishes the very schema that validates.
 import { UUID_PATTERN } from "../platform/input.js";
 
-// Bounds on what one row may carry (spec: "the complete list of writable fields and their
-// bounds: not shown"). Generous for real use, small enough that one batch stays bounded.
+// Bounds on what one row may carry (docs/api.md, "Limits": the writable fields
+// and their bounds). Generous for real use, small enough that one batch stays bounded.
 export const ROW_LIMITS = {
   entityChars: 256,
   typeChars: 128,

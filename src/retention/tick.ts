@@ -1,5 +1,5 @@
-// Retention policies of the active package (spec: package manifest "retentions", States
-// "Tombstoned slot"): on each policy's UTC cron, only the latest missed tick runs; it erases
+// Retention policies of the active package (docs/catalog.md, "Package manifests";
+// docs/api.md, "Retention policies"): on each policy's UTC cron, only the latest missed tick runs; it erases
 // slots whose current tombstone is older than after_days (by its server-written created_at),
 // at most max_pages pages of PAGE_SLOTS slots, each page one erasure (closure, hold-off,
 // restored heads, and the traces an erasure clears: an entity whose last records a page removed
@@ -10,7 +10,7 @@ import { eraseTarget, removalCounts } from "../erasure/index.js";
 import type { Db } from "../platform/db/index.js";
 import * as sql from "./sql.js";
 
-/** Slots per page (CONVENTIONS.md, "Erasure and retention"). */
+/** Slots per page (docs/api.md, "Retention policies"). */
 export const PAGE_SLOTS = 100;
 
 const DAY_MS = 86_400_000;

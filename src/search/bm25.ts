@@ -1,4 +1,4 @@
-// text_match as Okapi BM25 over the workspace's own statistics (CONVENTIONS.md "Relevance"):
+// text_match as Okapi BM25 over the workspace's own statistics (docs/api.md, "Relevance: text_match"):
 // the query's terms (each lexeme of its words, each quoted phrase as one term) with their
 // document frequencies, and the SQL expression scoring a record, divided by the query's largest
 // possible BM25 so that it lies in [0, 1]. A profile with `text_rank: ts_rank_cd` keeps that rank.

@@ -1,4 +1,4 @@
-// `explain: true` (CONVENTIONS.md "Console", the recall debugger): why each hit is where it is.
+// `explain: true` (docs/api.md, "Explaining a ranking"): why each hit is where it is.
 // Built only when a search asks for it, and only for the hits shown (each is a closure until
 // then). Every figure comes from the computation that ranked the hit: the rank evaluator's traced
 // walk (rank-eval.ts explainRank), fusion's contributions, the boosts' own values; nothing here

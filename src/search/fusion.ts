@@ -1,4 +1,4 @@
-// Combined searches (spec: "Combined searches (sources)", rules 6-9): reciprocal rank fusion of
+// Combined searches (docs/api.md, "Sources, fuse and boost", rules 4-6): reciprocal rank fusion of
 // the sources' ranked lists, the optional boost, and a diagnostic for rule 9. Pure functions.
 //
 // Decisions:

@@ -1,4 +1,4 @@
-// graph_boost (spec: "Search request", "Search response"): records near an anchor node of a
+// graph_boost (docs/api.md, "graph_boost and rerank"): records near an anchor node of a
 // graph view rank higher. The spec fixes only what the response reports (anchor, depth, weight,
 // matched_records, edge_count); the rest is decided here:
 // - The graph is the named (or only) active graph view's edges, walkable by the same rule as

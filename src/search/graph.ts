@@ -1,4 +1,4 @@
-// Graph views (spec: "Graph views"): walks over the links of an edges collection (kind graph)
+// Graph views (docs/catalog.md, "Views"; docs/api.md, "Views"): walks over the links of an edges collection (kind graph)
 // and the nodes no link touches (kind graph_orphans).
 //
 // Decisions where the spec leaves room:

@@ -1,4 +1,4 @@
-// Rank expression evaluation (spec: "Rank expressions", "Search response" score rule): pure
+// Rank expression evaluation (docs/api.md, "Rank expressions", "The search response"): pure
 // functions over a candidate pool, no database.
 //
 // A parsed RankNode compiles once into a column-wise evaluator: every node yields one value per

@@ -1,4 +1,4 @@
-// rerank (spec: "Search request", "Search response"): a model alias re-judges the top results.
+// rerank (docs/api.md, "graph_boost and rerank"): a model alias re-judges the top results.
 // Decisions where the spec leaves the shape open:
 // - The judge sees the query and the text of the first top_n records of the final ranking
 //   (after fusion, boost and graph_boost), each shortened from the middle like hit text.

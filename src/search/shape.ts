@@ -1,4 +1,4 @@
-// Shapes the optional parts of one search hit (spec: "Search response"): what include, fields
+// Shapes the optional parts of one search hit (docs/api.md, "The search response"): what include, fields
 // and annotations asked for. The caller adds id, rank, score, rank_score and source_ranks.
 //
 // Decisions:

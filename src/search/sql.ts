@@ -234,7 +234,7 @@ export function textTerms(q: string): TextTerm[] {
 }
 
 /**
- * A tsquery matching records that contain any of the query's terms (CONVENTIONS.md): quoted
+ * A tsquery matching records that contain any of the query's terms (docs/api.md, "Modes"): quoted
  * phrases must appear as phrases, -term excludes. The terms travel as three array parameters and
  * the tsquery is assembled in one flat expression, whatever their number.
  */
