@@ -19,15 +19,18 @@ function summaryDerivation(d: {
   /** The emitted records' type. */
   type: string;
   review?: "required";
+  /** A cron schedule (its trigger is `<name>.default`). */
+  cron?: string;
 }): string {
   const facts = d.facts
     ? "\n      facts: { kind: current, collections: [customer_facts], allow_empty: true }"
     : "";
   const review = d.review ? `, review: ${d.review}` : "";
+  const trigger = d.cron ? `    trigger: { on: cron, cron: "${d.cron}" }\n` : "";
   return `derivations:
   - name: ${d.name}
     description: ${d.description}
-    sources:
+${trigger}    sources:
       events: { kind: changes, collections: [customer_events], max_records: 200 }${facts}
     limits:
       max_tasks: 1
@@ -164,7 +167,7 @@ const kbEdge = (subject: string, object: string) => ({
 async function publishSupport(
   server: ConsoleServer,
   version: string,
-  derivation: { name: string; file: string; yaml: string },
+  derivation: { name: string; file: string; yaml: string; scheduled?: boolean },
   artifact?: { ref: string; file: string; yaml: string },
 ): Promise<void> {
   const request = await exampleRequest();
@@ -175,6 +178,12 @@ async function publishSupport(
       "processors: [embedder, urgency, customer_profile]",
       `processors: [embedder, urgency, customer_profile, ${derivation.name}]`,
     );
+  if (derivation.scheduled) {
+    manifest = manifest.replace(
+      "triggers: [customer_profile.default]",
+      `triggers: [customer_profile.default, ${derivation.name}.default]`,
+    );
+  }
   const files: Record<string, string> = { ...request.files, [derivation.file]: derivation.yaml };
   if (artifact) {
     manifest = manifest.replace(
@@ -231,15 +240,59 @@ export async function seed(server: ConsoleServer): Promise<Seeded> {
 
 // ---- Worker page (test/console/worker.test.ts): a dead derivation job and its failed run ----
 
-/** Publishes the example package with fragile_digest listed, as support@<version>; a token budget of 1 fails it. */
-async function publishFragile(server: ConsoleServer, version: string, maxTotalTokens: number): Promise<void> {
+/**
+ * Publishes the example package with fragile_digest listed, as support@<version>; a token budget
+ * of 1 fails it, and `cron` schedules it.
+ */
+async function publishFragile(
+  server: ConsoleServer,
+  version: string,
+  d: { maxTotalTokens: number; cron?: string },
+): Promise<void> {
   const yaml = summaryDerivation({
     name: "fragile_digest",
     description: "A profile digest; with a token budget of 1 every run fails on its limits.",
-    maxTotalTokens,
+    maxTotalTokens: d.maxTotalTokens,
     type: "digest",
+    cron: d.cron,
   });
-  await publishSupport(server, version, { name: "fragile_digest", file: "derivations/fragile.yaml", yaml });
+  await publishSupport(server, version, {
+    name: "fragile_digest",
+    file: "derivations/fragile.yaml",
+    yaml,
+    scheduled: d.cron !== undefined,
+  });
+}
+
+/** Requests fragile_digest runs over the given entities and waits for their jobs to die; returns the job ids. */
+async function failFragile(server: ConsoleServer, entities: string[]): Promise<string[]> {
+  const jobIds = await Promise.all(
+    entities.map(async (entity) => {
+      const requested = await server.api("POST", "/processors/fragile_digest/run", { entity });
+      if (requested.status !== 202) throw new Error(`run request failed ${requested.status}`);
+      return requested.body.job_id as string;
+    }),
+  );
+  await waitFor(async () => {
+    const states = await Promise.all(
+      jobIds.map(async (id) => (await server.api("GET", `/jobs/${id}`)).body.state),
+    );
+    if (states.includes("succeeded")) throw new Error(`a fragile_digest job succeeded: ${states}`);
+    return states.every((state) => state === "dead");
+  }, 60_000);
+  return jobIds;
+}
+
+/**
+ * Fails `count` fragile_digest runs over globex, initech and umbrella in turn (one queued job per
+ * entity at a time). Not acme: once its retried run succeeded, a run seeing no newer evidence is
+ * skipped.
+ */
+export async function failFragileRuns(server: ConsoleServer, count: number): Promise<void> {
+  const entities = ENTITIES.filter((entity) => entity !== "acme");
+  for (let done = 0; done < count; done += entities.length) {
+    await failFragile(server, entities.slice(0, Math.min(entities.length, count - done)));
+  }
 }
 
 /**
@@ -247,16 +300,26 @@ async function publishFragile(server: ConsoleServer, version: string, maxTotalTo
  * fails on its limits and its job is dead at once (a limits failure is not retried).
  */
 export async function seedDeadJob(server: ConsoleServer): Promise<{ jobId: string; runId: string }> {
-  await publishFragile(server, "1.2.0", 1);
-  const requested = await server.api("POST", "/processors/fragile_digest/run", { entity: "acme" });
-  if (requested.status !== 202) throw new Error(`run request failed ${requested.status}`);
-  const jobId = requested.body.job_id as string;
-  await waitFor(async () => (await server.api("GET", `/jobs/${jobId}`)).body.state === "dead", 60_000);
+  await publishFragile(server, "1.2.0", { maxTotalTokens: 1 });
+  const [jobId] = (await failFragile(server, ["acme"])) as [string];
   const runs = (await server.api("GET", "/runs?processor=fragile_digest")).body.runs;
   return { jobId, runId: runs[0].id as string };
 }
 
 /** Gives fragile_digest a real token budget (support@1.3.0), so that a retried job succeeds. */
 export async function fixFragileDerivation(server: ConsoleServer): Promise<void> {
-  await publishFragile(server, "1.3.0", 24_000);
+  await publishFragile(server, "1.3.0", { maxTotalTokens: 24_000 });
+}
+
+/** A daily schedule: whenever its tick comes, acme's failed runs saw no newer evidence to queue. */
+const FRAGILE_CRON = "0 3 * * *";
+
+/** Schedules fragile_digest with a token budget of 1 (support@1.4.0): its runs keep failing. */
+export async function scheduleFragile(server: ConsoleServer): Promise<void> {
+  await publishFragile(server, "1.4.0", { maxTotalTokens: 1, cron: FRAGILE_CRON });
+}
+
+/** Gives the scheduled fragile_digest a real budget (support@1.5.0): a changed definition resumes it. */
+export async function resumeFragileSchedule(server: ConsoleServer): Promise<void> {
+  await publishFragile(server, "1.5.0", { maxTotalTokens: 24_000, cron: FRAGILE_CRON });
 }

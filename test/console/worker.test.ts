@@ -1,7 +1,14 @@
 import { expect, it } from "vitest";
+import { PAUSE_AFTER_FAILURES } from "../../src/derivations/index.js";
 import { waitFor } from "../support/wait.js";
 import { type ConsoleContext, consoleSuite, noHorizontalScroll } from "./harness.js";
-import { fixFragileDerivation, seedDeadJob } from "./seed.js";
+import {
+  failFragileRuns,
+  fixFragileDerivation,
+  resumeFragileSchedule,
+  scheduleFragile,
+  seedDeadJob,
+} from "./seed.js";
 
 /** A dead derivation job and its failed run (seedDeadJob). */
 let dead: { jobId: string; runId: string };
@@ -164,5 +171,35 @@ consoleSuite("console: worker and run pages", { setup: deadJob }, (ctx) => {
     const backfills = page.getByRole("table", { name: "Backfills" });
     await expect.poll(() => backfills.textContent()).toContain("customer_events@1");
     expect(await backfills.textContent()).toContain("urgency");
+  });
+
+  it("names a paused schedule above the runs, links its failed runs, and drops it once a publish resumes it", async () => {
+    const { page, server } = ctx;
+    // One failure short of the pause: no notice.
+    await scheduleFragile(server);
+    await failFragileRuns(server, PAUSE_AFTER_FAILURES - 1);
+    await page.goto(`${server.url}/console/worker`);
+    const runs = page.getByRole("table", { name: "Derivation runs" });
+    await expect.poll(() => runs.getByText("fragile_digest").count()).toBeGreaterThan(0);
+    const notice = page.getByRole("alert", { name: "Paused schedules" });
+    expect(await notice.count()).toBe(0);
+
+    await failFragileRuns(server, 1);
+    await page.getByRole("button", { name: "Refresh runs" }).click();
+    await expect.poll(() => notice.count()).toBe(1);
+    const text = await notice.textContent();
+    expect(text).toContain("fragile_digest");
+    expect(text).toContain(`last ${PAUSE_AFTER_FAILURES} runs failed`);
+    expect(text).toContain("limits");
+    await notice.getByRole("link", { name: "Its failed runs" }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("run_processor")).toBe("fragile_digest");
+    expect(new URL(page.url()).searchParams.get("run_status")).toBe("failed");
+    await expect.poll(() => runs.locator("tbody tr").count()).toBe(PAUSE_AFTER_FAILURES + 1);
+    expect(await noHorizontalScroll(page)).toBe(true);
+
+    await resumeFragileSchedule(server);
+    await page.reload();
+    await expect.poll(() => runs.locator("tbody tr").count()).toBe(PAUSE_AFTER_FAILURES + 1);
+    expect(await notice.count()).toBe(0);
   });
 });

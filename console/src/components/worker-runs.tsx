@@ -26,6 +26,33 @@ const COLUMNS = [
   "Took",
 ];
 
+/**
+ * The scheduled derivations whose last runs all failed under their definition: their ticks queue
+ * nothing until a run succeeds or a publish changes the definition (docs/catalog.md "Triggers").
+ */
+function PausedSchedules(props: { paused: RunList["paused"] }) {
+  if (props.paused.length === 0) return null;
+  return (
+    <div class="error" role="alert" aria-label="Paused schedules">
+      <p>
+        Paused schedules: their ticks queue nothing until a run succeeds or a publish changes the derivation.
+      </p>
+      <ul>
+        {props.paused.map((pause) => (
+          <li key={pause.derivation}>
+            <strong>{pause.derivation}</strong>: its last {pause.failed_runs} runs failed
+            {pause.last_failure ? ` (last: ${pause.last_failure})` : ""}, paused since{" "}
+            <When at={pause.since} />.{" "}
+            <Link href={href("/worker", { run_processor: pause.derivation, run_status: "failed" })}>
+              Its failed runs
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 export function RunsSection(props: { route: Route }) {
   const { route } = props;
   const status = route.query.get("run_status") ?? "";
@@ -82,6 +109,7 @@ export function RunsSection(props: { route: Route }) {
         </div>
       </form>
       <LoadStatus of={runs} />
+      {runs.data ? <PausedSchedules paused={runs.data.paused} /> : null}
       {runs.data && runs.data.runs.length === 0 ? <p class="muted">No runs match.</p> : null}
       {runs.data && runs.data.runs.length > 0 ? (
         <DataTable label="Derivation runs" class="wk-table" columns={COLUMNS}>
