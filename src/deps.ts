@@ -58,7 +58,7 @@ export function catalogDeps(
  * and with its secrets to redact; onCall is told of every request (metrics).
  */
 export function modelsResolver(
-  config: Pick<Config, "modelEndpoints" | "metricsToken" | "databaseUrl">,
+  config: Pick<Config, "modelEndpoints" | "metricsToken" | "adminToken" | "databaseUrl">,
   options: { fakeScript: Record<string, unknown>; onCall?: CreateModelsOptions["onCall"] },
 ): (catalog: InstalledCatalog) => Models {
   const cache = new WeakMap<InstalledCatalog, Models>();

@@ -17,6 +17,7 @@ function keyJson(key: KeyInfo) {
     id: key.id,
     name: key.name,
     scope: key.scope,
+    prefix: key.prefix,
     created_at: iso(key.created_at),
     last_used_at: iso(key.last_used_at),
     expires_at: iso(key.expires_at),
@@ -24,7 +25,7 @@ function keyJson(key: KeyInfo) {
   };
 }
 
-/** One key per line for people: id, name, scope, then its dates ("-" for none). */
+/** One key per line for people: id, name, scope, prefix, state, then its dates ("-" for none). */
 function keyLine(key: KeyInfo, now: number): string {
   const state = key.revoked_at
     ? "revoked"
@@ -32,7 +33,7 @@ function keyLine(key: KeyInfo, now: number): string {
       ? "expired"
       : "active";
   const dates = [key.created_at, key.last_used_at, key.expires_at].map((date) => iso(date) ?? "-");
-  return [key.id, key.name, key.scope, state, ...dates].join("\t");
+  return [key.id, key.name, key.scope, key.prefix ?? "-", state, ...dates].join("\t");
 }
 
 function printCreated(created: CreatedKey, json: boolean | undefined): void {
@@ -61,7 +62,7 @@ export function keyCommand(): Command {
     .option("--name <label>", "a label shown by key list", "default")
     .option("--read-only", "the key can read but every write gets 403 key_read_only")
     .option("--expires-in <duration>", "the key stops working after this long: 30d, 12h, 90m, 2w")
-    .option("--json", "print {workspace, id, name, scope, api_key, expires_at}")
+    .option("--json", "print {workspace, id, name, scope, prefix, api_key, expires_at}")
     .action(
       async (options: {
         workspace: string;
@@ -87,7 +88,7 @@ export function keyCommand(): Command {
     .addOption(workspaceOption())
     .option(
       "--json",
-      "print a JSON array of {id, name, scope, created_at, last_used_at, expires_at, revoked_at}",
+      "print a JSON array of {id, name, scope, prefix, created_at, last_used_at, expires_at, revoked_at}",
     )
     .action(async (options: { workspace: string; json?: boolean }) => {
       const keys = await withDatabase(async (db) =>
@@ -97,7 +98,7 @@ export function keyCommand(): Command {
         process.stdout.write(`${JSON.stringify(keys.map(keyJson))}\n`);
         return;
       }
-      process.stdout.write("id\tname\tscope\tstate\tcreated_at\tlast_used_at\texpires_at\n");
+      process.stdout.write("id\tname\tscope\tprefix\tstate\tcreated_at\tlast_used_at\texpires_at\n");
       const now = Date.now();
       for (const key of keys) process.stdout.write(`${keyLine(key, now)}\n`);
     });
@@ -105,10 +106,10 @@ export function keyCommand(): Command {
     .command("revoke")
     .description("revoke a key: its next request gets 401")
     .addOption(workspaceOption())
-    .argument("<key-id>", "the key's id (key list)")
-    .action(async (keyId: string, options: { workspace: string }) => {
+    .argument("<key>", "the key's id (key list), or the key itself (one that leaked)")
+    .action(async (idOrKey: string, options: { workspace: string }) => {
       const revoked = await withDatabase(async (db) =>
-        revokeKey(db, await requireWorkspaceByName(db, options.workspace), keyId),
+        revokeKey(db, await requireWorkspaceByName(db, options.workspace), idOrKey),
       );
       process.stdout.write(`Revoked key ${revoked.name} (${revoked.id}) at ${iso(revoked.revoked_at)}.\n`);
     });

@@ -44,6 +44,8 @@ export interface Config {
   rateLimitWindowMs: number;
   /** The bearer token of GET /metrics; unset, there is no /metrics. */
   metricsToken: string | undefined;
+  /** The bearer token of the operator API (/admin/…); unset, every /admin route is a 404. */
+  adminToken: string | undefined;
   /** Most fields one workspace's catalog may declare indexed (filter or sort; docs/catalog.md). */
   maxIndexedFields: number;
   /** MODEL_ENDPOINTS: where a catalog's model providers may send requests, and with which secret. */
@@ -191,8 +193,10 @@ function vectorLayout(env: Env, databaseUrl: string | undefined): VectorLayout {
  * (docs/operations.md, "Model endpoints"): the metrics token and the database URL and password.
  * The values of the MODEL_ENDPOINTS variables are added where requests are sent.
  */
-export function configuredSecrets(config: Pick<Config, "metricsToken" | "databaseUrl">): string[] {
-  const secrets = [config.metricsToken, config.databaseUrl];
+export function configuredSecrets(
+  config: Pick<Config, "metricsToken" | "adminToken" | "databaseUrl">,
+): string[] {
+  const secrets = [config.metricsToken, config.adminToken, config.databaseUrl];
   if (config.databaseUrl) {
     const password = new URL(config.databaseUrl).password;
     if (password) secrets.push(password, decodedComponent(password));
@@ -210,14 +214,15 @@ function decodedComponent(text: string): string {
 }
 
 /** Long enough not to be guessed, and without whitespace (it is sent as a bearer token). */
-const METRICS_TOKEN_MIN_CHARS = 16;
+const TOKEN_MIN_CHARS = 16;
 
-function metricsToken(env: Env): string | undefined {
-  const value = raw(env, "METRICS_TOKEN");
+/** METRICS_TOKEN or ADMIN_TOKEN: a bearer token of 16 or more characters without whitespace. */
+function bearerToken(env: Env, name: "METRICS_TOKEN" | "ADMIN_TOKEN"): string | undefined {
+  const value = raw(env, name);
   if (value === undefined) return undefined;
-  if (/\s/.test(value)) throw new ConfigError("METRICS_TOKEN", "must not contain whitespace");
-  if (value.length < METRICS_TOKEN_MIN_CHARS) {
-    throw new ConfigError("METRICS_TOKEN", `expected at least ${METRICS_TOKEN_MIN_CHARS} characters`);
+  if (/\s/.test(value)) throw new ConfigError(name, "must not contain whitespace");
+  if (value.length < TOKEN_MIN_CHARS) {
+    throw new ConfigError(name, `expected at least ${TOKEN_MIN_CHARS} characters`);
   }
   return value;
 }
@@ -292,7 +297,8 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolMax: int(env, "DATABASE_POOL_MAX", 10, 1, 1000),
     rateLimitMax: int(env, "RATE_LIMIT_MAX", 12_000, 0),
     rateLimitWindowMs: int(env, "RATE_LIMIT_WINDOW_MS", 60_000, 1),
-    metricsToken: metricsToken(env),
+    metricsToken: bearerToken(env, "METRICS_TOKEN"),
+    adminToken: bearerToken(env, "ADMIN_TOKEN"),
     maxIndexedFields: int(env, "MAX_INDEXED_FIELDS", 32, 0, 1000),
     modelEndpoints: parseModelEndpoints(env.MODEL_ENDPOINTS),
     vectorBulkMinRows: int(env, "VECTOR_BULK_MIN_ROWS", 5000, 1),

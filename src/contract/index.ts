@@ -26,6 +26,7 @@ export { ARTIFACTS, COLLECTIONS, PROCESSORS, RANK_SCHEMA, TRIGGERS, VIEWS } from
 export { ERASE } from "./erase.js";
 export { HEALTH } from "./health.js";
 export { GET_JOB, LIST_JOBS, RETRY_JOB } from "./jobs.js";
+export { CREATE_KEY, LIST_KEYS, REVOKE_KEY } from "./keys.js";
 export { PROBLEM_CONTENT_TYPE, problemBody, problemSchema } from "./problem.js";
 export {
   CITED_BY,

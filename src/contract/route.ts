@@ -18,7 +18,7 @@ export interface RouteSchema {
 }
 
 export interface RouteContract {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** The path as Fastify writes it (/records/:id). */
   url: string;
   schema: RouteSchema;

@@ -28,6 +28,7 @@ import { discoveryRoutes } from "./routes/discovery.js";
 import { eraseRoutes } from "./routes/erase.js";
 import { healthRoutes } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { keyRoutes } from "./routes/keys.js";
 import { mcpRoutes } from "./routes/mcp.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { recordRoutes } from "./routes/records.js";
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     max_batch_records: deps.config.maxBatchRecords,
     max_body_bytes: BODY_LIMIT_BYTES,
   });
+  keyRoutes(app, deps.db);
   derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);

@@ -18,6 +18,8 @@ declare module "fastify" {
      * read-only keys may call it. Every other non-GET route is a write and refuses them.
      */
     reads?: boolean;
+    /** A route that manages the workspace's keys: only an admin key may call it (403 key_scope). */
+    manageKeys?: boolean;
   }
 }
 
@@ -82,9 +84,14 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
     request.workspace = holder.workspace;
     request.key = holder.key;
     // Unknown paths and wrong methods go on to their 404 and 405.
-    if (!request.is404 && !READ_METHODS.has(request.method) && !request.routeOptions.config.reads) {
-      requireWritable(request);
+    if (request.is404) return;
+    if (request.routeOptions.config.manageKeys && holder.key.scope !== "admin") {
+      throw new AppError(
+        "key_scope",
+        `this key's scope is ${holder.key.scope}: only a key of scope admin manages the workspace's keys`,
+      );
     }
+    if (!READ_METHODS.has(request.method) && !request.routeOptions.config.reads) requireWritable(request);
   });
 }
 

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   // A read-only key on a route that writes (docs/api.md "Keys: several per workspace, read-only,
   // expiring, revocable").
   key_read_only: 403,
+  // A key without scope admin on /keys (docs/api.md "Keys over HTTP").
+  key_scope: 403,
   not_found: 404,
   view_not_found: 404,
   artifact_not_found: 404,

@@ -16,6 +16,7 @@ export {
 } from "./service.js";
 export {
   type CreatedKey,
+  GRANTABLE_SCOPES,
   insertKey,
   KEY_SCOPES,
   type KeyInfo,

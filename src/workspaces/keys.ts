@@ -12,6 +12,11 @@ export function isWellFormedKey(key: string): boolean {
   return KEY_FORMAT.test(key);
 }
 
+/** The part of a key kept in clear so a leaked key can be matched to its id: egk_ and 8 more characters. */
+export function keyPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX.length + 8);
+}
+
 /** The only form in which a key is stored: its SHA-256 digest, hex encoded. */
 export function keyDigest(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");

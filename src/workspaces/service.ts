@@ -32,7 +32,7 @@ export function validateWorkspaceName(name: string): void {
   }
 }
 
-/** A new workspace and its first key (named default, read-write). */
+/** A new workspace and its first key (named default, scope admin: it manages the others). */
 export async function createWorkspace(db: Db, name: string): Promise<CreatedWorkspace> {
   return db.transaction((tx) => insertWorkspace(tx, name));
 }
@@ -44,7 +44,7 @@ export async function insertWorkspace(tx: Queryable, name: string): Promise<Crea
   const row = rows[0];
   if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
   await createCounters(tx, row.id);
-  const key = await insertKey(tx, row);
+  const key = await insertKey(tx, row, { scope: "admin" });
   return { workspace: row.name, id: row.id, api_key: key.api_key };
 }
 

@@ -57,15 +57,15 @@ export const WORKSPACE_JOBS = `
   SELECT COALESCE(jsonb_object_agg(j.state, j.n), '{}'::jsonb) AS jobs FROM (
     SELECT state, count(*)::int AS n FROM jobs WHERE workspace_id = $1 GROUP BY state) j`;
 
-const KEY_COLUMNS = "id, name, scope, created_at, expires_at, revoked_at";
+const KEY_COLUMNS = "id, name, scope, prefix, created_at, expires_at, revoked_at";
 
 export const INSERT_KEY = `
-  INSERT INTO workspace_keys (workspace_id, name, scope, key_digest, expires_at)
-  VALUES ($1, $2, $3, decode($4, 'hex'), $5)
+  INSERT INTO workspace_keys (workspace_id, name, scope, key_digest, prefix, expires_at)
+  VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6)
   RETURNING ${KEY_COLUMNS}, NULL::timestamptz AS last_used_at`;
 
 /** A workspace's keys, oldest first, with their last use; never their digests. */
-export const LIST_KEYS = `SELECT k.id, k.name, k.scope, k.created_at, u.last_used_at, k.expires_at, k.revoked_at
+export const LIST_KEYS = `SELECT k.id, k.name, k.scope, k.prefix, k.created_at, u.last_used_at, k.expires_at, k.revoked_at
   FROM workspace_keys k LEFT JOIN workspace_key_uses u ON u.key_id = k.id
   WHERE k.workspace_id = $1 ORDER BY k.created_at, k.id`;
 
@@ -75,6 +75,12 @@ export const LIST_KEYS = `SELECT k.id, k.name, k.scope, k.created_at, u.last_use
 export const REVOKE_KEY = `
   UPDATE workspace_keys SET revoked_at = COALESCE(revoked_at, $3)
   WHERE workspace_id = $1 AND id = $2
+  RETURNING ${KEY_COLUMNS}`;
+
+/** REVOKE_KEY for a key named by itself (its digest, $2): what leaked can be revoked as it is. */
+export const REVOKE_KEY_BY_DIGEST = `
+  UPDATE workspace_keys SET revoked_at = COALESCE(revoked_at, $3)
+  WHERE workspace_id = $1 AND key_digest = decode($2, 'hex')
   RETURNING ${KEY_COLUMNS}`;
 
 /** Notes a live key's use at $2; a no-op when another process noted it since $3 (a minute before). */

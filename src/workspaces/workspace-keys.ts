@@ -1,19 +1,24 @@
 // A workspace's keys (docs/api.md, "Keys: several per workspace, read-only, expiring, revocable"):
 // several live at once, so a key is rotated by creating another, switching clients, then revoking
-// the old one. A key is shown once, when created; only its digest is stored.
+// the old one. A key is shown once, when created; only its digest and its prefix are stored.
 import type { Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { isUuid } from "../platform/input.js";
-import { generateKey, keyDigest } from "./keys.js";
+import { generateKey, isWellFormedKey, keyDigest, keyPrefix } from "./keys.js";
 import * as sql from "./sql.js";
 
-export const KEY_SCOPES = ["read_write", "read_only"] as const;
+/** admin: everything read_write may, and managing the workspace's keys (GET/POST/DELETE /keys). */
+export const KEY_SCOPES = ["admin", "read_write", "read_only"] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
+/** The scopes POST /keys gives: an admin key comes with its workspace only. */
+export const GRANTABLE_SCOPES = ["read_write", "read_only"] as const;
 
 export interface KeyInfo {
   id: string;
   name: string;
   scope: KeyScope;
+  /** egk_ and the key's next 8 characters; null for a key made before prefixes were kept. */
+  prefix: string | null;
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
@@ -28,7 +33,8 @@ export interface CreatedKey {
   id: string;
   name: string;
   scope: KeyScope;
-  /** Shown once; only its digest is stored. */
+  prefix: string;
+  /** Shown once; only its digest and prefix are stored. */
   api_key: string;
   expires_at: Date | null;
 }
@@ -98,6 +104,7 @@ export async function insertKey(
     name,
     scope,
     keyDigest(apiKey),
+    keyPrefix(apiKey),
     expiresAt,
   ]);
   const row = rows[0] as KeyInfo;
@@ -106,6 +113,7 @@ export async function insertKey(
     id: row.id,
     name: row.name,
     scope,
+    prefix: keyPrefix(apiKey),
     api_key: apiKey,
     expires_at: row.expires_at,
   };
@@ -115,16 +123,32 @@ export async function listKeys(db: Queryable, workspaceId: string): Promise<KeyI
   return (await db.query<KeyInfo>(sql.LIST_KEYS, [workspaceId])).rows;
 }
 
-/** Revokes one of the workspace's keys; it stops authorizing with the next request. */
+/**
+ * Revokes one of the workspace's keys, named by its id or by the key itself (what leaked); it
+ * stops authorizing with the next request. A key of another workspace is not found.
+ */
 export async function revokeKey(
   db: Queryable,
   workspace: { id: string; name: string },
-  keyId: string,
+  idOrKey: string,
   now: number = Date.now(),
 ): Promise<RevokedKey> {
-  const row = isUuid(keyId)
-    ? (await db.query<RevokedKey>(sql.REVOKE_KEY, [workspace.id, keyId, new Date(now)])).rows[0]
-    : undefined;
-  if (!row) throw new AppError("not_found", `workspace ${workspace.name} has no key ${keyId}`);
+  const byKey = isWellFormedKey(idOrKey);
+  const row =
+    byKey || isUuid(idOrKey)
+      ? (
+          await db.query<RevokedKey>(byKey ? sql.REVOKE_KEY_BY_DIGEST : sql.REVOKE_KEY, [
+            workspace.id,
+            byKey ? keyDigest(idOrKey) : idOrKey,
+            new Date(now),
+          ])
+        ).rows[0]
+      : undefined;
+  // The message never repeats a key: a leaked one pasted here stays out of terminals and logs.
+  if (!row)
+    throw new AppError(
+      "not_found",
+      `workspace ${workspace.name} has no ${byKey ? "such key" : `key ${idOrKey}`}`,
+    );
   return row;
 }

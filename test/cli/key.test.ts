@@ -20,12 +20,13 @@ describe("engram key", { timeout: 90_000 }, () => {
     return JSON.parse(result.stdout) as Record<string, string | null>[];
   };
 
-  it("workspace create made the first key: default, read-write", async () => {
+  it("workspace create made the first key: default, scope admin, with its prefix", async () => {
     const keys = await list();
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({
       name: "default",
-      scope: "read_write",
+      scope: "admin",
+      prefix: printed[0]?.slice(0, 12),
       expires_at: null,
       revoked_at: null,
     });
@@ -55,6 +56,7 @@ describe("engram key", { timeout: 90_000 }, () => {
       "expires_at",
       "id",
       "name",
+      "prefix",
       "scope",
       "workspace",
     ]);
@@ -74,7 +76,7 @@ describe("engram key", { timeout: 90_000 }, () => {
   it("list shows every key's fields, never a key", async () => {
     const keys = await list();
     expect(keys.map((k) => [k.name, k.scope])).toEqual([
-      ["default", "read_write"],
+      ["default", "admin"],
       ["agent", "read_only"],
       ["default", "read_write"],
     ]);
@@ -85,15 +87,19 @@ describe("engram key", { timeout: 90_000 }, () => {
         "id",
         "last_used_at",
         "name",
+        "prefix",
         "revoked_at",
         "scope",
       ]);
     }
     const plain = await runCli(["key", "list", "--workspace", "keyed"], env);
-    expect(plain.stdout).toContain("agent\tread_only\tactive");
+    expect(plain.stdout).toContain(`agent\tread_only\t${printed[1]?.slice(0, 12)}\tactive`);
     for (const output of [plain.stdout + plain.stderr, JSON.stringify(keys)]) {
-      expect(output).not.toContain("egk_");
-      for (const key of printed) expect(output).not.toContain(key);
+      // Each key's prefix (egk_ and 8 characters) is shown, never more of it.
+      for (const key of printed) {
+        expect(output).toContain(key.slice(0, 12));
+        expect(output).not.toContain(key.slice(0, 13));
+      }
     }
   });
 
@@ -105,7 +111,18 @@ describe("engram key", { timeout: 90_000 }, () => {
     const revoked = (await list()).find((k) => k.id === agent.id);
     expect(Date.parse(revoked?.revoked_at as string)).toBeGreaterThan(0);
     const plain = await runCli(["key", "list", "--workspace", "keyed"], env);
-    expect(plain.stdout).toContain("agent\tread_only\trevoked");
+    expect(plain.stdout).toMatch(/agent\tread_only\tegk_\S{8}\trevoked/);
+  });
+
+  it("revoke takes the key itself (what leaked), and never prints it", async () => {
+    const leaked = printed[2] as string;
+    const result = await runCli(["key", "revoke", "--workspace", "keyed", leaked], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain(leaked);
+    const revoked = (await list()).find((k) => k.prefix === leaked.slice(0, 12));
+    expect(Date.parse(revoked?.revoked_at as string)).toBeGreaterThan(0);
+    // The admin key is untouched.
+    expect((await list()).find((k) => k.scope === "admin")?.revoked_at).toBeNull();
   });
 
   it.each([

@@ -90,7 +90,7 @@ consoleSuite("console: serving, sign-in and overview", { signIn: false, setup: r
   it("says which key is signed in, and marks a read-only one", async () => {
     const { page, server } = ctx;
     await signIn(page, server);
-    await expect.poll(() => page.getByTestId("key-scope").textContent()).toBe("key default, read-write");
+    await expect.poll(() => page.getByTestId("key-scope").textContent()).toBe("key default, admin");
     expect(await page.locator(".top .read-only").count()).toBe(0);
     await page.getByRole("button", { name: "Sign out" }).click();
     await signIn(page, server, server.readOnlyKey);

@@ -81,7 +81,7 @@ describe("console reads", () => {
       // The server's write limits, which clients split large writes by.
       expect(empty.limits).toEqual({ max_batch_records: 1000, max_body_bytes: 16 * 1024 * 1024 });
       // The key signed in, never the key itself.
-      expect(empty.key).toMatchObject({ name: "default", scope: "read_write", expires_at: null });
+      expect(empty.key).toMatchObject({ name: "default", scope: "admin", expires_at: null });
       expect(JSON.stringify(empty)).not.toContain("egk_");
 
       await t.writeRecords(headers, [signal("ws-a", "one"), signal("ws-a", "two"), signal("ws-b", "three")]);

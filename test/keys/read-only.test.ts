@@ -13,6 +13,12 @@ const READ_POSTS = new Set([
   "POST /mcp",
 ]);
 
+// Routes a read-only key is refused for another reason: the workspace's keys are its admin keys'
+// (403 key_scope, docs/api.md "Keys over HTTP"), the operator API the operator's (401).
+const keyRoute = (path: string) => path === "/keys" || path.startsWith("/keys/");
+const operatorRoute = (path: string) => path.startsWith("/admin/");
+const otherRefusal = (path: string) => keyRoute(path) || operatorRoute(path);
+
 // Everything a workspace holds, counted: a refused request changes none of it.
 const FINGERPRINT = `
   SELECT (SELECT count(*) FROM records WHERE workspace_id = $1)::int AS records,
@@ -62,12 +68,14 @@ describe("a read-only key", () => {
 
   it("gets 403 key_read_only on every write route, and nothing changes", async () => {
     const before = await fingerprint();
-    const writes = Object.entries(paths).flatMap(([path, methods]) =>
-      Object.keys(methods)
-        .map((method) => method.toUpperCase())
-        .filter((method) => method !== "GET" && !READ_POSTS.has(`${method} ${path}`))
-        .map((method) => ({ method, path })),
-    );
+    const writes = Object.entries(paths)
+      .filter(([path]) => !otherRefusal(path))
+      .flatMap(([path, methods]) =>
+        Object.keys(methods)
+          .map((method) => method.toUpperCase())
+          .filter((method) => method !== "GET" && !READ_POSTS.has(`${method} ${path}`))
+          .map((method) => ({ method, path })),
+      );
     // The spec's writes are all there: records, catalog, erase, promote, cursor, processor runs,
     // backfills, reindex, snapshots, uses, feedback, job retries, rebinding.
     expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual(
@@ -102,6 +110,31 @@ describe("a read-only key", () => {
     expect(await fingerprint()).toEqual(before);
   });
 
+  it("is refused the workspace's keys (403 key_scope) and the operator API (401)", async () => {
+    const routes = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
+    );
+    const keyRoutes = routes.filter(({ path }) => keyRoute(path));
+    expect(keyRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      "DELETE /keys/{id}",
+      "GET /keys",
+      "POST /keys",
+    ]);
+    for (const { method, path } of routes.filter((r) => otherRefusal(r.path))) {
+      const res = await t.app.inject({
+        method: method as "POST",
+        url: concrete(path),
+        headers: reader,
+        payload: { name: "x", scope: "read_write" },
+      });
+      const expected = keyRoute(path) ? [403, "key_scope"] : [401, "unauthorized"];
+      expect([`${method} ${path}`, res.statusCode, res.json().code]).toEqual([
+        `${method} ${path}`,
+        ...expected,
+      ]);
+    }
+  });
+
   it("the same write with the read-write key goes through (the refusal is the key's)", async () => {
     const payload = {
       records: [{ collection: "customer_events", entity: "cust_2", type: "note", text: "hi" }],
@@ -113,7 +146,7 @@ describe("a read-only key", () => {
   });
 
   it("calls every GET route without a key refusal", async () => {
-    const reads = Object.entries(paths).filter(([, methods]) => "get" in methods);
+    const reads = Object.entries(paths).filter(([path, methods]) => "get" in methods && !otherRefusal(path));
     expect(reads.length).toBeGreaterThan(20);
     for (const [path] of reads) {
       const res = await t.app.inject({ url: concrete(path), headers: reader });

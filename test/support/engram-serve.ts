@@ -8,7 +8,7 @@ import { cliStorage, listening, startCli } from "./cli.js";
 export interface RunningEngram {
   /** The API's base URL, like http://127.0.0.1:41234 */
   url: string;
-  /** The demo workspace's key (read-write). */
+  /** The demo workspace's key (its first: scope admin). */
   key: string;
   /** The environment the server runs with (for CLI commands against the same storage). */
   env: NodeJS.ProcessEnv;

@@ -314,6 +314,22 @@ export class Engram {
     },
   };
 
+  /** The workspace's keys; an admin key's only (403 key_scope otherwise). */
+  readonly keys = {
+    /** GET /keys: every key with its scope and prefix, oldest first; never a key. */
+    list: async (options: CallOptions = {}): Promise<T.KeySummary[]> =>
+      (await this.call(SAFE, options, (signal) => this.raw.GET("/keys", { signal }))).keys,
+    /** POST /keys: a read_write or read_only key, shown only in this reply. */
+    create: (request: T.KeyRequest, options: CallOptions = {}): Promise<T.CreatedKey> =>
+      this.call(UNSAFE, options, (signal) => this.raw.POST("/keys", { body: request, signal })),
+    /** DELETE /keys/{id}: the key answers 401 from its next request (repeating it is harmless). */
+    revoke: async (id: string, options: CallOptions = {}): Promise<void> => {
+      await this.call(SAFE, options, (signal) =>
+        this.raw.DELETE("/keys/{id}", { params: { path: { id } }, signal }),
+      );
+    },
+  };
+
   /** POST /promote: activates a reviewed run's draft output (a repeat answers already_promoted). */
   promote(request: T.PromoteRequest, options: CallOptions = {}): Promise<T.PromoteResponse> {
     return this.call(SAFE, options, (signal) => this.raw.POST("/promote", { body: request, signal }));

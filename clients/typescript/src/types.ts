@@ -2,14 +2,16 @@
 import type { paths } from "./generated/openapi.js";
 
 type Json<T> = T extends { content: { "application/json": infer B } } ? B : never;
-/** The JSON body of an operation's success response (200, or 202 for what is queued). */
+/** The JSON body of an operation's success response (200, 201 for what is made, 202 for what is queued). */
 export type ResponseBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
   responses: { 200: infer R };
 }
   ? Json<R>
-  : paths[P][M] extends { responses: { 202: infer R } }
+  : paths[P][M] extends { responses: { 201: infer R } }
     ? Json<R>
-    : never;
+    : paths[P][M] extends { responses: { 202: infer R } }
+      ? Json<R>
+      : never;
 /** The JSON request body of an operation. */
 export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
   requestBody?: infer B;
@@ -51,6 +53,10 @@ export type DeltaQuery = Omit<Query<"/delta", "get">, "consumer">;
 export type DeltaPage = ResponseBody<"/delta", "get">;
 export type CursorResponse = ResponseBody<"/cursor", "post">;
 export type WorkspaceInfo = ResponseBody<"/workspace", "get">;
+export type KeyList = ResponseBody<"/keys", "get">;
+export type KeySummary = KeyList["keys"][number];
+export type KeyRequest = RequestBody<"/keys", "post">;
+export type CreatedKey = ResponseBody<"/keys", "post">;
 export type ToolsResponse = ResponseBody<"/tools", "get">;
 export type CatalogInfo = ResponseBody<"/catalog", "get">;
 export type PublishRequest = RequestBody<"/catalog", "post">;

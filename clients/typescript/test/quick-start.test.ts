@@ -87,6 +87,18 @@ describe("the client's quick-start flow", () => {
     });
   });
 
+  it("manages keys with the workspace's admin key: create a read-only key, find it by prefix, revoke it", async () => {
+    const created = await engram.keys.create({ name: "desk-agent", scope: "read_only", expires_in: "1d" });
+    expect(created.scope).toBe("read_only");
+    const reader = new Engram({ url: server.url, key: created.api_key });
+    expect((await reader.workspace()).key.scope).toBe("read_only");
+    await expect(reader.keys.list()).rejects.toMatchObject({ status: 403, code: "key_scope" });
+    const listed = (await engram.keys.list()).find((key) => key.prefix === created.api_key.slice(0, 12));
+    expect(listed?.id).toBe(created.id);
+    await engram.keys.revoke(created.id);
+    await expect(reader.workspace()).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+  });
+
   it("refuses a promotion of a run it does not know, as a typed error", async () => {
     const unknownRun = {
       entity: "cust-1",

@@ -8,6 +8,9 @@ import { href } from "../router";
 import type { WorkspaceInfo } from "../types";
 import { readCatalogSummary } from "./catalog";
 
+/** How the overview names a key's scope (docs/api.md "Keys: several per workspace"). */
+const SCOPE_LABELS = { admin: "admin", read_write: "read-write", read_only: "read-only" } as const;
+
 export function OverviewPage() {
   const workspace = useApi((signal) => api<WorkspaceInfo>("GET", "/workspace", { signal }), []);
   const catalog = useApi(readCatalogSummary, []);
@@ -32,7 +35,7 @@ export function OverviewPage() {
               </dd>
               <dt>Signed in with</dt>
               <dd data-testid="key-scope">
-                key <code>{w.key.name}</code>, {w.key.scope === "read_only" ? "read-only" : "read-write"}
+                key <code>{w.key.name}</code>, {SCOPE_LABELS[w.key.scope]}
                 {w.key.expires_at ? (
                   <>
                     , expires <When at={w.key.expires_at} />

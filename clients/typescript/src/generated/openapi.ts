@@ -2462,6 +2462,188 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's keys, oldest first, with scope, prefix and last use; never a key */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keys: {
+                                /** Format: date-time */
+                                created_at: string;
+                                expires_at: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                last_used_at: string | null;
+                                name: string;
+                                /** @description egk_ and the key's next 8 characters: match a leaked key to its id */
+                                prefix: string | null;
+                                revoked_at: string | null;
+                                /** @enum {unknown} */
+                                scope: "admin" | "read_write" | "read_only";
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a read_write or read_only key to the workspace; the key is shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description a whole number and a unit s, m, h, d or w (30d, 12h), at most 3650d */
+                        expires_in?: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        scope: "read_write" | "read_only";
+                    };
+                };
+            };
+            responses: {
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the key; shown only in this reply */
+                            api_key: string;
+                            expires_at: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description egk_ and the key's next 8 characters: match a leaked key to its id */
+                            prefix: string;
+                            /** @enum {unknown} */
+                            scope: "read_write" | "read_only";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the workspace's keys: its next request gets 401 */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description revoked (or revoked already) */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -4716,7 +4898,7 @@ export interface paths {
                                 id: string;
                                 name: string;
                                 /** @enum {unknown} */
-                                scope: "read_write" | "read_only";
+                                scope: "admin" | "read_write" | "read_only";
                             };
                             limits: {
                                 /** @description rows one POST /records takes (MAX_BATCH_RECORDS) */
