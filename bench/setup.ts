@@ -118,4 +118,9 @@ export async function databaseBytes(db: Db): Promise<number> {
 }
 
 /** A deployment that lists no model endpoint and holds no secret: the bench's models are fake. */
-export const FAKE_MODELS_ONLY = { modelEndpoints: [], metricsToken: undefined, adminToken: undefined, databaseUrl: undefined };
+export const FAKE_MODELS_ONLY = {
+  modelEndpoints: [],
+  metricsToken: undefined,
+  adminToken: undefined,
+  databaseUrl: undefined,
+};

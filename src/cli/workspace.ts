@@ -25,7 +25,8 @@ export function workspaceCommand(): Command {
     .action(async (name: string, options: { json?: boolean }) => {
       const created = await withDatabase((db) => createWorkspace(db, name));
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(created)}\n`);
+        const { workspace, id, api_key } = created;
+        process.stdout.write(`${JSON.stringify({ workspace, id, api_key })}\n`);
         return;
       }
       process.stdout.write(

@@ -1,6 +1,7 @@
 // The wire contract both shells share (src/http serves it, src/mcp answers tool calls with it):
 // each route's request and reply schemas, one file per route family, and problem details. It
 // imports neither shell.
+export { CREATE_WORKSPACE, DELETE_WORKSPACE, LIST_WORKSPACES } from "./admin.js";
 export { ANSWER } from "./answer.js";
 export {
   CREATE_USE,

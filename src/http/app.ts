@@ -18,6 +18,7 @@ import { registerOpenApi } from "./openapi.js";
 import { registerOrigins } from "./origins.js";
 import { sendProblem } from "./problem.js";
 import { registerRateLimit } from "./rate-limit.js";
+import { adminRoutes } from "./routes/admin.js";
 import { answerRoutes } from "./routes/answer.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { backfillRoutes } from "./routes/backfill.js";
@@ -131,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     max_body_bytes: BODY_LIMIT_BYTES,
   });
   keyRoutes(app, deps.db);
+  adminRoutes(app, deps.db, deps.config.adminToken);
   derivationRoutes(app, deps.db);
   backfillRoutes(app, deps.db);
   reindexRoutes(app, deps.db, deps.config);

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { forgetInstall, runAsRequest } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
@@ -28,6 +29,24 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
   return BEARER.exec(header ?? "")?.[1];
+}
+
+/** The digest an operator token (METRICS_TOKEN, ADMIN_TOKEN) is compared by. */
+export const tokenDigest = (text: string) => createHash("sha256").update(text).digest();
+
+/**
+ * Whether the Authorization header carries the token. Equal-length digests are compared in
+ * constant time, so the time taken tells nothing of the token, its length included.
+ */
+export function carriesToken(header: string | undefined, expected: Buffer): boolean {
+  const sent = bearerToken(header);
+  return timingSafeEqual(tokenDigest(sent ?? ""), expected) && sent !== undefined;
+}
+
+/** The operator API: ADMIN_TOKEN, never a workspace key, is checked by its routes (routes/admin.ts). */
+export function isOperatorPath(url: string): boolean {
+  const path = url.split("?")[0] ?? url;
+  return path === "/admin" || path.startsWith("/admin/");
 }
 
 // Served without a key, whatever the method (so a wrong method gets 405, not 401).
@@ -70,7 +89,7 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
   app.addHook("onSend", async () => forgetInstall());
   app.addHook("onRequest", async (request) => {
     if (isOAuthPath(request.url)) throw new AppError("not_found", NO_OAUTH);
-    if (isPublicPath(request.url)) return;
+    if (isPublicPath(request.url) || isOperatorPath(request.url)) return;
     const sent = bearerToken(request.headers.authorization);
     const holder = sent ? await authenticate(db, sent) : undefined;
     if (!holder) {

@@ -28,6 +28,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       components: {
         securitySchemes: {
           workspaceKey: { type: "http", scheme: "bearer", description: "A workspace key (egk_...)" },
+          adminToken: {
+            type: "http",
+            scheme: "bearer",
+            description: "The operator's ADMIN_TOKEN (/admin/...)",
+          },
         },
       },
       security: [{ workspaceKey: [] }],

@@ -13,6 +13,7 @@ export {
   type RequestKey,
   requireWorkspaceByName,
   type WorkspaceSummary,
+  workspacesPage,
 } from "./service.js";
 export {
   type CreatedKey,

@@ -16,6 +16,7 @@ export interface WorkspaceSummary extends Workspace {
 export interface CreatedWorkspace {
   workspace: string;
   id: string;
+  created_at: Date;
   /** Shown once; only its digest is stored. */
   api_key: string;
 }
@@ -45,7 +46,7 @@ export async function insertWorkspace(tx: Queryable, name: string): Promise<Crea
   if (!row) throw new AppError("workspace_exists", `workspace "${name}" already exists`);
   await createCounters(tx, row.id);
   const key = await insertKey(tx, row, { scope: "admin" });
-  return { workspace: row.name, id: row.id, api_key: key.api_key };
+  return { workspace: row.name, id: row.id, created_at: row.created_at, api_key: key.api_key };
 }
 
 /** The workspace of that name, or a not_found refusal naming it (operator commands). */
@@ -55,18 +56,35 @@ export async function requireWorkspaceByName(db: Queryable, name: string): Promi
   return workspace;
 }
 
-/** Removes a workspace and, by cascade, everything it owns, with its keys' uses, its records' access marks and its jobs. */
-export async function deleteWorkspace(db: Db, id: string): Promise<void> {
-  await db.transaction(async (tx) => {
+/**
+ * Removes a workspace and, by cascade, everything it owns, with its keys' uses, its records' access
+ * marks and its jobs; its keys answer 401 from the next request. False when there was none.
+ */
+export async function deleteWorkspace(db: Db, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
     await tx.query(sql.DELETE_WORKSPACE_KEY_USES, [id]);
-    await tx.query(sql.DELETE_WORKSPACE, [id]);
+    const { rows } = await tx.query(sql.DELETE_WORKSPACE, [id]);
     await deleteWorkspaceMarks(tx, id);
     await deleteWorkspaceJobs(tx, id);
+    return rows.length > 0;
   });
 }
 
 export async function listWorkspaces(db: Queryable): Promise<WorkspaceSummary[]> {
   return (await db.query<WorkspaceSummary>(sql.LIST_WORKSPACES)).rows;
+}
+
+/** A page of workspaces in name order after the name `after` (GET /admin/workspaces). */
+export async function workspacesPage(
+  db: Queryable,
+  page: { limit: number; after?: string },
+): Promise<{ workspaces: WorkspaceSummary[]; next_after: string | null }> {
+  const { rows } = await db.query<WorkspaceSummary>(sql.WORKSPACES_PAGE, [
+    page.after ?? null,
+    page.limit + 1,
+  ]);
+  const workspaces = rows.slice(0, page.limit);
+  return { workspaces, next_after: rows.length > page.limit ? (workspaces.at(-1)?.name ?? null) : null };
 }
 
 export async function countWorkspaces(db: Queryable): Promise<number> {

@@ -9,6 +9,10 @@ export const INSERT_WORKSPACE = `
 
 export const LIST_WORKSPACES = "SELECT id, name, created_at FROM workspaces ORDER BY name";
 
+/** A keyset page in name order (names are unique and plain, so the last one is the cursor). */
+export const WORKSPACES_PAGE = `SELECT id, name, created_at FROM workspaces
+  WHERE $1::text IS NULL OR name > $1 ORDER BY name LIMIT $2`;
+
 export const COUNT_WORKSPACES = "SELECT count(*)::int AS count FROM workspaces";
 
 export const FIND_BY_NAME = "SELECT id, name, created_at FROM workspaces WHERE name = $1";
@@ -32,7 +36,7 @@ export const FIND_WORKSPACE_BY_KEY_DIGEST = `SELECT ${KEY_FIELDS} FROM ${KEY_JOI
 /** Key uses hold no foreign key (migration 0024): they go before the workspace's keys. */
 export const DELETE_WORKSPACE_KEY_USES = `DELETE FROM workspace_key_uses
   WHERE key_id IN (SELECT id FROM workspace_keys WHERE workspace_id = $1)`;
-export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1";
+export const DELETE_WORKSPACE = "DELETE FROM workspaces WHERE id = $1 RETURNING id";
 
 /**
  * The workspace and its record counts in one statement (one snapshot), GET /workspace: records

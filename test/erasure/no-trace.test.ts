@@ -9,7 +9,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireCatalog } from "../../src/catalog/index.js";
 import { createModels } from "../../src/models/index.js";
-import type { Db } from "../../src/platform/db/index.js";
 import { runRetention } from "../../src/retention/index.js";
 import { ARTIFACTS, EXTRA_COLLECTIONS, VIEWS } from "../support/artifact-catalog.js";
 import { COLLECTIONS_YAML, minimalFiles } from "../support/catalog-files.js";
@@ -21,6 +20,7 @@ import {
   runJobs,
   WEIGHT_PROCESSOR,
 } from "../support/derivations.js";
+import { dumpDatabase, expectNoTraces, tracesOf } from "../support/dump.js";
 import { waitFor } from "../support/wait.js";
 import { enrichAll, startTestWorker } from "../support/worker.js";
 
@@ -80,66 +80,6 @@ retentions:
 const reply = (task: string, key: string, text: string) => ({
   [task]: { records: [{ key, text, citations: "{{evidence.ids}}" }] },
 });
-
-interface DumpRow {
-  table: string;
-  row: string;
-}
-
-/** Every row of every table of the public schema, each cast to text. */
-async function dumpDatabase(db: Db): Promise<DumpRow[]> {
-  const { rows: tables } = await db.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_catalog.pg_class c
-     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`,
-  );
-  const names = tables.map((t) => t.name);
-  // The dump reads what erasure must clean: a failed catalog query would pass vacuously.
-  for (const table of [
-    "records",
-    "heads",
-    "cursors",
-    "jobs",
-    "embeddings",
-    "runs",
-    "derivation_state",
-    "artifact_snapshots",
-    "artifact_uses",
-    "record_access",
-  ]) {
-    expect(names).toContain(table);
-  }
-  const dump: DumpRow[] = [];
-  for (const table of names) {
-    const { rows } = await db.query<{ row: string }>(`SELECT t::text AS row FROM "${table}" t`);
-    for (const { row } of rows) dump.push({ table, row });
-  }
-  return dump;
-}
-
-/** Where each needle occurs in the dump: "table: needle in <row excerpt>". */
-function tracesOf(dump: DumpRow[], needles: string[]): string[] {
-  const lower = needles.filter((n) => n.length > 0).map((n) => n.toLowerCase());
-  const found: string[] = [];
-  for (const { table, row } of dump) {
-    const text = row.toLowerCase();
-    for (const needle of lower) {
-      const at = text.indexOf(needle);
-      if (at >= 0) {
-        found.push(
-          `${table}: ${needle.slice(0, 60)} in …${row.slice(Math.max(0, at - 120), at + needle.length + 60)}…`,
-        );
-      }
-    }
-  }
-  return found;
-}
-
-/** Fails listing every trace of these needles in a fresh dump. */
-async function expectNoTraces(db: Db, needles: string[]) {
-  const traces = tracesOf(await dumpDatabase(db), needles);
-  expect(traces, `traces left:\n${traces.join("\n")}`).toEqual([]);
-}
 
 const tablesOf = (traces: string[]) => [...new Set(traces.map((t) => t.slice(0, t.indexOf(":"))))].sort();
 

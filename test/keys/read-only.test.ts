@@ -14,7 +14,8 @@ const READ_POSTS = new Set([
 ]);
 
 // Routes a read-only key is refused for another reason: the workspace's keys are its admin keys'
-// (403 key_scope, docs/api.md "Keys over HTTP"), the operator API the operator's (401).
+// (403 key_scope, docs/api.md "Keys over HTTP"), the operator API the operator's (a plain 404
+// here, without ADMIN_TOKEN; test/http/operator.test.ts checks a workspace key's 401 with it).
 const keyRoute = (path: string) => path === "/keys" || path.startsWith("/keys/");
 const operatorRoute = (path: string) => path.startsWith("/admin/");
 const otherRefusal = (path: string) => keyRoute(path) || operatorRoute(path);
@@ -110,7 +111,7 @@ describe("a read-only key", () => {
     expect(await fingerprint()).toEqual(before);
   });
 
-  it("is refused the workspace's keys (403 key_scope) and the operator API (401)", async () => {
+  it("is refused the workspace's keys (403 key_scope) and the operator API (404)", async () => {
     const routes = Object.entries(paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
     );
@@ -127,7 +128,7 @@ describe("a read-only key", () => {
         headers: reader,
         payload: { name: "x", scope: "read_write" },
       });
-      const expected = keyRoute(path) ? [403, "key_scope"] : [401, "unauthorized"];
+      const expected = keyRoute(path) ? [403, "key_scope"] : [404, "not_found"];
       expect([`${method} ${path}`, res.statusCode, res.json().code]).toEqual([
         `${method} ${path}`,
         ...expected,

@@ -85,6 +85,9 @@ describe("configuration", () => {
     ["DATABASE_URL", "mysql://localhost/x"],
     ["DATABASE_URL", "not a url"],
     ["API_CORS_ORIGINS", "*"],
+    ["ADMIN_TOKEN", "short-token"],
+    ["ADMIN_TOKEN", "sixteen chars ok but spaced"],
+    ["METRICS_TOKEN", "short-token"],
   ])("refuses %s=%s with a message naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -157,14 +160,16 @@ describe("MODEL_ENDPOINTS", () => {
 });
 
 describe("configuredSecrets: what a provider's words are redacted of", () => {
-  it("holds the metrics token, the database URL and its password as written and decoded", () => {
+  it("holds the metrics and operator tokens, the database URL and its password as written and decoded", () => {
     const config = loadConfig({
       DATABASE_URL: "postgres://engram:p%40ss-w0rd@db.internal:5432/engram",
       METRICS_TOKEN: "metrics-token-0123456789",
+      ADMIN_TOKEN: "admin-token-0123456789",
     });
     expect(configuredSecrets(config).sort()).toEqual(
       [
         "metrics-token-0123456789",
+        "admin-token-0123456789",
         "postgres://engram:p%40ss-w0rd@db.internal:5432/engram",
         "p%40ss-w0rd",
         "p@ss-w0rd",

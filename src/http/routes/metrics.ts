@@ -2,28 +2,16 @@
 // operator's scraper, behind METRICS_TOKEN rather than a workspace key (auth.ts lets it through),
 // and hidden from /openapi.json, which documents the workspace API. Without METRICS_TOKEN there
 // is no route and nothing is counted: /metrics is the ordinary 404.
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Metrics } from "../../metrics/index.js";
 import { AppError } from "../../platform/errors.js";
-import { bearerToken } from "../auth.js";
+import { carriesToken, tokenDigest } from "../auth.js";
 
 declare module "fastify" {
   interface FastifyInstance {
     /** The server's metrics (problem.ts counts database_busy there); undefined without METRICS_TOKEN. */
     metrics: Metrics | undefined;
   }
-}
-
-const digest = (text: string) => createHash("sha256").update(text).digest();
-
-/**
- * Whether the Authorization header carries the token. Equal-length digests are compared in
- * constant time, so the time taken tells nothing of the token, its length included.
- */
-export function carriesToken(header: string | undefined, tokenDigest: Buffer): boolean {
-  const sent = bearerToken(header);
-  return timingSafeEqual(digest(sent ?? ""), tokenDigest) && sent !== undefined;
 }
 
 export function metricsRoutes(
@@ -42,13 +30,13 @@ export function metricsRoutes(
       seconds: reply.elapsedTime / 1000,
     });
   });
-  const tokenDigest = digest(token);
+  const expected = tokenDigest(token);
   app.get(
     "/metrics",
     {
       schema: { hide: true },
       onRequest: async (request) => {
-        if (!carriesToken(request.headers.authorization, tokenDigest)) {
+        if (!carriesToken(request.headers.authorization, expected)) {
           throw new AppError(
             "unauthorized",
             "send the metrics token as Authorization: Bearer <METRICS_TOKEN>",
