@@ -1,6 +1,29 @@
-// GET /health (docs/api.md "Service routes"): public liveness and database check, the one
-// route that documents a 503 body besides problem details.
+// GET / and GET /health (docs/api.md "Service routes"): the public pointer to the console and
+// docs, and the public liveness and database check, the one route that documents a 503 body
+// besides problem details.
+import { shape } from "./closed-object.js";
 import type { RouteContract } from "./route.js";
+import { str } from "./schema-parts.js";
+
+export const ROOT: RouteContract = {
+  method: "GET",
+  url: "/",
+  schema: {
+    summary: "Where to go: a browser is redirected to /console; a program gets the service's pointers",
+    tags: ["service"],
+    security: [],
+    response: {
+      200: shape({
+        name: { const: "engram" },
+        version: str,
+        console: { const: "/console" },
+        docs: { const: "/docs" },
+        openapi: { const: "/openapi.json" },
+      }),
+      302: { description: "A browser (Accept naming text/html) goes to /console", type: "null" },
+    },
+  },
+};
 
 export const HEALTH: RouteContract = {
   method: "GET",

@@ -27,7 +27,7 @@ import { contextRoutes } from "./routes/context.js";
 import { derivationRoutes } from "./routes/derivations.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { eraseRoutes } from "./routes/erase.js";
-import { healthRoutes } from "./routes/health.js";
+import { healthRoutes, rootRoute } from "./routes/health.js";
 import { jobRoutes } from "./routes/jobs.js";
 import { keyRoutes } from "./routes/keys.js";
 import { mcpRoutes } from "./routes/mcp.js";
@@ -121,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   refuseMalformedQueries(app);
   registerInputGuard(app);
   await registerOpenApi(app, deps.version);
+  rootRoute(app, deps.version);
   healthRoutes(app, deps.db);
   consoleRoutes(app);
   catalogRoutes(app, catalogDeps(deps.db, deps.config));

@@ -50,7 +50,7 @@ export function isOperatorPath(url: string): boolean {
 }
 
 // Served without a key, whatever the method (so a wrong method gets 405, not 401).
-const PUBLIC_PATHS = new Set(["/health", "/openapi.json", "/metrics"]); // /metrics: its own token
+const PUBLIC_PATHS = new Set(["/", "/health", "/openapi.json", "/metrics"]); // /metrics: its own token
 
 export function isPublicPath(url: string): boolean {
   const path = url.split("?")[0] ?? url;

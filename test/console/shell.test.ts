@@ -33,7 +33,9 @@ consoleSuite("console: serving, sign-in and overview", { signIn: false, setup: r
 
   it("refuses a wrong key at sign-in with the API's detail, and stores nothing", async () => {
     const { page, server } = ctx;
-    await page.goto(`${server.url}/console`);
+    // The server's root sends a browser to the console.
+    await page.goto(`${server.url}/`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/console");
     await page.getByLabel("Workspace key").fill("egk_not-a-real-key");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("not valid");
