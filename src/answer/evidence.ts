@@ -2,11 +2,12 @@
 // answerable collections within the request's entities and window, plus, with an anchor, the
 // links of a graph walk (both directions, depth 2, 10 paths). The evidence is rendered like a
 // search's rows (escaped, fenced as untrusted) and only what fits the render budget is shown.
-import type { InstalledCatalog, ViewDef } from "../catalog/index.js";
+import { collectionPlaces, type InstalledCatalog, type Place, type ViewDef } from "../catalog/index.js";
 import { AppError, validationError } from "../platform/errors.js";
 import { type RowFields, rowRecords } from "../records/index.js";
 import {
   displayScoreNames,
+  placesSearch,
   renderRows,
   type SearchDeps,
   type SearchLimits,
@@ -23,23 +24,19 @@ export const EVIDENCE_TAG = "evidence";
 export type EvidenceDeps = SearchDeps & SearchLimits;
 
 /**
- * The active collections declaring answerable: true, grouped by search profile (groups and names
- * sorted), or 422 answer_unavailable. A search spans one profile, so each group is searched on its
- * own and the groups fused (gatherEvidence); the catalog refuses more groups than a search can fuse.
+ * The active collections declaring answerable: true, by place (collectionPlaces), or 422
+ * answer_unavailable. Each place is searched on its own and the places fused (gatherEvidence);
+ * the catalog refuses more profiles than a search can fuse.
  */
-export function answerableCollections(catalog: InstalledCatalog): string[][] {
-  const byProfile = new Map<string, Set<string>>();
-  for (const { def } of catalog.index.collections.values()) {
-    if (!def.active || !def.answerable) continue;
-    byProfile.set(def.search_profile, (byProfile.get(def.search_profile) ?? new Set()).add(def.name));
-  }
-  if (byProfile.size === 0) {
+export function answerableCollections(catalog: InstalledCatalog): Place[] {
+  const places = collectionPlaces(catalog.index, (def) => def.answerable);
+  if (places.length === 0) {
     throw new AppError(
       "answer_unavailable",
       "the catalog declares no active collection with answerable: true",
     );
   }
-  return [...byProfile.keys()].sort().map((profile) => [...(byProfile.get(profile) ?? [])].sort());
+  return places;
 }
 
 /** The graph view an anchor walks: the named active one, or the only active one. */
@@ -86,31 +83,15 @@ export async function gatherEvidence(
   deps: EvidenceDeps,
   workspaceId: string,
   catalog: InstalledCatalog,
-  input: { request: AnswerRequest; query: string; collections: string[][]; graph?: ViewDef },
+  input: { request: AnswerRequest; query: string; places: Place[]; graph?: ViewDef },
 ): Promise<Evidence> {
   const { request } = input;
-  const scopeOf = (collections: string[]) => ({
-    collections,
+  const scope = {
     ...(request.entities ? { entities: request.entities } : {}),
     ...(request.since ? { occurred_after: request.since } : {}),
     ...(request.until ? { occurred_before: request.until } : {}),
-  });
-  const [only, ...others] = input.collections;
-  // Collections on several search profiles: one hybrid search per profile, fused by RRF.
-  const spec =
-    others.length === 0
-      ? { mode: "hybrid", q: input.query, k: ANSWER_K, scope: scopeOf(only ?? []) }
-      : {
-          q: input.query,
-          k: ANSWER_K,
-          sources: input.collections.map((collections, i) => ({
-            name: `profile_${i + 1}`,
-            mode: "hybrid",
-            k: ANSWER_K,
-            scope: scopeOf(collections),
-          })),
-          fuse: { kind: "rrf" },
-        };
+  };
+  const spec = placesSearch(input.places, { q: input.query, k: ANSWER_K, scope });
   const found = await search(deps, workspaceId, spec);
   const ids = found.hits.map((hit) => hit.id);
   if (input.graph?.graph && request.anchor !== undefined) {

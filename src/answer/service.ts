@@ -38,7 +38,7 @@ export async function answer(
   const request = answerRequest(body, deps);
   if (options.save === false) request.save = false;
   const catalog = await requireCatalog(deps.db, workspaceId);
-  const collections = answerableCollections(catalog);
+  const places = answerableCollections(catalog);
   checkSaveTarget(catalog, request);
   const graph = anchorGraph(catalog, request);
   const alias = answerAlias(catalog);
@@ -50,7 +50,7 @@ export async function answer(
   const evidence = await gatherEvidence(deps, workspaceId, catalog, {
     request,
     query: retrievalQuery,
-    collections,
+    places,
     ...(graph ? { graph } : {}),
   });
   const answered =

@@ -19,6 +19,7 @@ export {
   type EmitDef,
   type FieldDecl,
   type GraphMapping,
+  indexPlace,
   isZonedTimestamp,
   type McpToolDef,
   type McpToolKind,
@@ -28,6 +29,7 @@ export {
   type ProcessorDef,
   type ProviderDef,
   parametersInputSchema,
+  profileCapabilities,
   queryArguments,
   RANKED_MODES,
   type RankNode,
@@ -100,6 +102,7 @@ export {
 } from "./publishing/index.js";
 export {
   type CombinedSearchSpec,
+  collectionPlaces,
   FENCE_TAG,
   type FieldCondition,
   type GraphBoost,
@@ -108,11 +111,14 @@ export {
   Issues,
   type OrderBy,
   type Path,
+  type Place,
+  placesWarning,
   type Rerank,
   SEARCH_BOUNDS,
   SEARCH_SPEC_SCHEMA,
   type SearchPart,
   type SearchSpec,
   searchParts,
+  targetProfiles,
   validateSearchSpec,
 } from "./search-spec/index.js";

@@ -4,17 +4,24 @@
 //
 // The components, as docs/api.md lists them:
 // - state: the entity's current active beliefs (GET /document's, tombstones left out), ordered
-//   by collection and key; relevant: a hybrid search for task within the entity over the
-//   visible collections, k 20, best first; recent: the entity's newest active records (at most
+//   by collection and key; relevant: a search for task within the entity over the active
+//   collections, k 20, best first (hybrid, or text where a profile does not embed; collections in
+//   several places are one source each, fused: src/search/places.ts); recent: the entity's newest active records (at most
 //   50, retractions left out), newest first; delta: the consumer's records past its cursor read
 //   with GET /delta's default filters for this entity (so both share one cursor), at most 100,
 //   oldest first. A consumer last read with other filters is 409 cursor_scope, as GET /delta.
 // - components lists every component asked for (relevant only with task, delta only with
 //   consumer); record_ids are the records rendered there; input_record_ids all of them in order.
-import { FENCE_TAG, requireCatalog } from "../catalog/index.js";
+import { collectionPlaces, FENCE_TAG, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import { validationError } from "../platform/errors.js";
 import { currentHeads, delta, rowRecords, timeline } from "../records/index.js";
-import { displayScoreNames, type SearchDeps, type SearchLimits, search } from "../search/index.js";
+import {
+  displayScoreNames,
+  placesSearch,
+  type SearchDeps,
+  type SearchLimits,
+  search,
+} from "../search/index.js";
 import { type ComponentRows, dedupe, packComponents } from "./pack.js";
 
 /** budget when none is given (docs/api.md "`GET /context`"), lowered to RENDER_BUDGET_TOKENS if lower. */
@@ -70,13 +77,16 @@ function checkQuery(deps: ContextDeps, query: ContextQuery): void {
   }
 }
 
-async function relevantRows(deps: ContextDeps, workspaceId: string, entity: string, task: string) {
-  const result = await search(deps, workspaceId, {
-    mode: "hybrid",
-    q: task,
-    k: RELEVANT_K,
-    scope: { entities: [entity] },
-  });
+async function relevantRows(
+  deps: ContextDeps,
+  workspaceId: string,
+  catalog: InstalledCatalog,
+  query: { entity: string; task: string },
+) {
+  const places = collectionPlaces(catalog.index);
+  if (places.length === 0) return [];
+  const spec = placesSearch(places, { q: query.task, k: RELEVANT_K, scope: { entities: [query.entity] } });
+  const result = await search(deps, workspaceId, spec);
   return rowRecords(
     deps.db,
     workspaceId,
@@ -126,7 +136,10 @@ export async function assembleContext(deps: ContextDeps, workspaceId: string, qu
   });
   const gathered: ComponentRows[] = [{ name: "state", rows: beliefs }];
   if (query.task !== undefined) {
-    gathered.push({ name: "relevant", rows: await relevantRows(deps, workspaceId, entity, query.task) });
+    gathered.push({
+      name: "relevant",
+      rows: await relevantRows(deps, workspaceId, catalog, { entity, task: query.task }),
+    });
   }
   gathered.push({ name: "recent", rows: await recentRows(deps, workspaceId, entity) });
   if (query.consumer !== undefined) {

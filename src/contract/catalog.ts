@@ -23,6 +23,11 @@ const publishBody = {
   additionalProperties: false,
 } as const;
 
+const warnings = {
+  ...listOf(str),
+  description: "what installs but will refuse: e.g. default collections indexed in several ways",
+};
+
 const compatibility = {
   type: "object",
   properties: {
@@ -30,6 +35,7 @@ const compatibility = {
     publishable: bool,
     blockers: listOf(anyObject),
     changes: listOf(anyObject),
+    warnings,
   },
   required: ["verdict", "publishable", "blockers"],
 } as const;
@@ -84,6 +90,7 @@ export const PUBLISH_CATALOG: RouteContract = {
             files: { type: "object", additionalProperties: str },
             loaded: { const: true },
             rewritten_records: int,
+            warnings,
           }),
           compatibility,
         ],

@@ -9,6 +9,7 @@ import {
   type SearchMode,
   type SearchPart,
   type SearchSpec,
+  targetProfiles,
 } from "../catalog/index.js";
 import { type Models, modelAppError } from "../models/index.js";
 import type { Db } from "../platform/db/index.js";
@@ -316,7 +317,10 @@ export async function executeSearch(
       candidate_count: proposals[i]?.count ?? 0,
       ...(part.name ? { source: part.name } : {}),
     })),
-    profiles: [...new Set(parts.map((part) => part.profile))].sort(),
+    profiles: targetProfiles(
+      parts.flatMap((part) => part.targets),
+      catalog.index,
+    ),
     ...(rerankReport ? { rerank: rerankReport } : {}),
     ...(graphBoostReport ? { graph_boost: graphBoostReport } : {}),
   };

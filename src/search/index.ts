@@ -4,6 +4,7 @@
 export type { SearchDeps } from "./execute.js";
 export { fieldIndexes, reconcileFieldIndexes } from "./field-indexes.js";
 export { walkGraph } from "./graph.js";
+export { placesSearch } from "./places.js";
 export {
   countRenderTokens,
   displayScoreNames,

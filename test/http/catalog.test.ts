@@ -24,7 +24,13 @@ describe("POST /catalog and GET /catalog", () => {
   it("dry_run reports compatibility and installs nothing", async () => {
     const res = await publish({ package: MINIMAL_PACKAGE, files: minimalFiles() }, "?dry_run=true");
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ verdict: "invisible", publishable: true, blockers: [], changes: [] });
+    expect(res.json()).toEqual({
+      verdict: "invisible",
+      publishable: true,
+      blockers: [],
+      changes: [],
+      warnings: [],
+    });
     expect((await current()).statusCode).toBe(409);
   });
 
@@ -39,6 +45,7 @@ describe("POST /catalog and GET /catalog", () => {
       package: MINIMAL_PACKAGE,
       loaded: true,
       rewritten_records: 0,
+      warnings: [],
     });
     expect(body.catalog_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(Object.keys(body.files).sort()).toEqual(Object.keys(minimalFiles()).sort());

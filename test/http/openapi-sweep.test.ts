@@ -6,7 +6,7 @@
 // operation does not publish is refused on every one of them (422 request_schema naming it).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../support/app.js";
+import { createTestApp, headersFor, TEST_ADMIN_TOKEN, type TestApp } from "../support/app.js";
 import { schemaValue } from "../support/schema-arbitrary.js";
 import { enrichAll } from "../support/worker.js";
 
@@ -43,7 +43,8 @@ describe("every published operation, called with inputs generated from its own s
   const statuses = new Map<number, number>();
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The operator API too: its routes are swept with the operator token (headersFor).
+    t = await createTestApp({ env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN } });
     const ws = await t.workspace("sweep");
     headers = ws.headers;
     await t.publishExample(headers);
@@ -119,7 +120,7 @@ describe("every published operation, called with inputs generated from its own s
           const res = await t.app.inject({
             method: op.method,
             url: target,
-            headers,
+            headers: headersFor(op.path, headers),
             ...(body !== undefined ? { payload: body as object } : {}),
           });
           statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
@@ -158,7 +159,7 @@ describe("every published operation, called with inputs generated from its own s
             const res = await t.app.inject({
               method: op.method,
               url: withUnknown,
-              headers,
+              headers: headersFor(op.path, headers),
               ...(body !== undefined ? { payload: body as object } : {}),
             });
             statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);

@@ -4,7 +4,7 @@
 // percent-encoded (400); and the headers of the reference page at /docs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryArguments, validateArguments } from "../../src/catalog/index.js";
-import { createTestApp, type TestApp } from "../support/app.js";
+import { createTestApp, headersFor, TEST_ADMIN_TOKEN, type TestApp } from "../support/app.js";
 
 const NOT_PLAIN = ["1e1", "0x10", " 10", "10 ", "10.0", "+10", "1_0", "", "0b1", "Infinity"];
 
@@ -26,7 +26,8 @@ describe("the HTTP edges", () => {
     ).rows[0]?.n;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // The operator API too: its routes are swept with the operator token (headersFor).
+    t = await createTestApp({ env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN } });
     const ws = await t.workspace("edges");
     headers = ws.headers;
     workspaceId = ws.id;
@@ -97,7 +98,7 @@ describe("the HTTP edges", () => {
         const res = await t.app.inject({
           method: target.method as "GET" | "POST",
           url: `${target.url}?${target.name}=${encodeURIComponent(value)}`,
-          headers,
+          headers: headersFor(target.url, headers),
           ...(target.method === "POST" ? { payload: {} } : {}),
         });
         const context = `${target.method} ${target.url}?${target.name}=${value} -> ${res.statusCode} ${res.body}`;

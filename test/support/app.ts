@@ -20,6 +20,17 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
+/** An operator token for apps that serve the operator API (createTestApp's env ADMIN_TOKEN). */
+export const TEST_ADMIN_TOKEN = "test-operator-token-0123456789";
+
+/**
+ * The headers a request to this path carries: the operator's token on the operator API
+ * (/admin/…), else the workspace's key. For sweeps over every route of /openapi.json.
+ */
+export function headersFor(path: string, workspace: { authorization: string }): { authorization: string } {
+  return path.startsWith("/admin/") ? { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } : workspace;
+}
+
 export interface TestApp {
   app: FastifyInstance;
   db: Db;

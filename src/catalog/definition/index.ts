@@ -71,6 +71,7 @@ export {
   type EmbeddingAlias,
   type Entry,
   type FieldDecl,
+  indexPlace,
   type ModelAlias,
   type ModelsConf,
   type PackageManifest,

@@ -68,6 +68,16 @@ export interface SearchProfileDef {
   text_rank: TextRank;
 }
 
+/**
+ * Where a profile's collections are indexed and how they are ranked: profiles with the same
+ * engine, embedding alias, text configuration and text ranking are one place, and one search may
+ * span their collections (docs/api.md "Scope").
+ */
+export function indexPlace(profile: SearchProfileDef): string {
+  const { engine, embedding, text_config, text_rank } = profile;
+  return JSON.stringify([engine, embedding, text_config, text_rank]);
+}
+
 /** The capabilities a search profile offers (docs/catalog.md, "Search profiles"). */
 export function profileCapabilities(profile: SearchProfileDef): Set<Capability> {
   const capabilities = new Set<Capability>(["text", "recent", "structured"]);

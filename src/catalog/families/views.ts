@@ -32,7 +32,13 @@ import {
   validateArguments,
   valueProblem,
 } from "../definition/index.js";
-import { type SearchLimits, type SearchSpec, searchParts, validateSearchSpec } from "../search-spec/index.js";
+import {
+  type SearchLimits,
+  type SearchSpec,
+  searchParts,
+  targetProfiles,
+  validateSearchSpec,
+} from "../search-spec/index.js";
 import { resolveCollectionName } from "./processors.js";
 
 const VIEW_KEYS = [
@@ -348,7 +354,7 @@ export function viewReads(view: ViewDef, index: CatalogIndex): { collections: st
   if (view.kind === "search") {
     try {
       for (const part of searchParts(sampleSearch(view, index))) {
-        profiles.add(part.profile);
+        for (const profile of targetProfiles(part.targets, index)) profiles.add(profile);
         for (const target of part.targets) collections.add(target.name);
       }
     } catch (error) {

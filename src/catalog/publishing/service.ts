@@ -1,7 +1,8 @@
 import type { Db, Queryable } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import type { Workspace } from "../../platform/workspace.js";
-import type { PackageManifest, ProviderDef } from "../definition/index.js";
+import type { CatalogIndex, PackageManifest, ProviderDef } from "../definition/index.js";
+import { placesWarning } from "../search-spec/index.js";
 import {
   assessCompatibility,
   type CompatibilityReport,
@@ -25,6 +26,14 @@ export interface PublishResult {
   files: Record<string, string>;
   loaded: true;
   rewritten_records: number;
+  /** What the catalog allows but a user may not expect (catalogWarnings). */
+  warnings: string[];
+}
+
+/** Warnings a publish and its dry run give: the catalog installs, but something will refuse. */
+function catalogWarnings(index: CatalogIndex): string[] {
+  const places = placesWarning(index);
+  return places ? [places] : [];
 }
 
 /** An embedding space a catalog's embedding alias writes vectors into. */
@@ -122,7 +131,7 @@ export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, req
       current,
       deps.verifyMaxRows,
     );
-    return report;
+    return { ...report, warnings: catalogWarnings(loaded.index) };
   });
 }
 
@@ -190,6 +199,7 @@ export async function publishCatalog(
     files: loaded.files,
     loaded: true,
     rewritten_records: rewritten,
+    warnings: catalogWarnings(loaded.index),
   };
 }
 

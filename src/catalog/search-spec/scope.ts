@@ -1,11 +1,13 @@
 // The parts of a search request that depend on the catalog: scope and the collection versions
-// it reads, the single search profile they resolve to, and declared fields (where, order_by).
+// it reads, the one place (profiles indexed alike) they resolve to, and declared fields (where,
+// order_by).
 import { INT4_MAX } from "../../platform/input.js";
 import {
   type CatalogIndex,
   type CollectionDef,
   type FieldDecl,
   typeProblem as fits,
+  indexPlace,
   isZonedTimestamp,
   ref,
   type ValueType,
@@ -201,24 +203,36 @@ export function resolveTargets(
   return targets.sort((a, b) => (a.name === b.name ? a.version - b.version : a.name < b.name ? -1 : 1));
 }
 
-/** The one search profile the targets are indexed in (a search may not span several). */
+/** The search profiles the targets are indexed in, sorted. */
+export function targetProfiles(targets: Target[], index: CatalogIndex): string[] {
+  return [...new Set(targets.map((t) => collectionDef(index, t).search_profile))].sort();
+}
+
+/**
+ * The profile a search over the targets runs with: the first of their profiles, which must all
+ * be one place (indexPlace: same engine, embedding, text configuration and ranking), so any of
+ * them ranks every target alike. Profiles indexed differently cannot be searched together.
+ */
 export function resolveProfile(
   targets: Target[],
   path: Path,
   issues: Issues,
   index: CatalogIndex,
 ): string | undefined {
-  const profiles = [...new Set(targets.map((t) => collectionDef(index, t).search_profile))].sort();
-  if (profiles.length !== 1) {
+  const profiles = targetProfiles(targets, index);
+  const places = new Set<string>();
+  for (const profile of profiles) {
+    const def = index.searchProfiles.get(profile)?.def;
+    if (!def) return issues.add(path, `search profile "${profile}" is not available`);
+    places.add(indexPlace(def));
+  }
+  if (places.size > 1) {
     return issues.add(
       path,
-      `the collections span several search profiles (${profiles.join(", ")}): name collections of one profile or split into sources`,
+      `the collections span search profiles indexed differently (${profiles.join(", ")}: their engine, embedding, text_config or text_rank differ): name collections of one of them or split into sources`,
     );
   }
-  const profile = profiles[0] as string;
-  if (!index.searchProfiles.has(profile))
-    return issues.add(path, `search profile "${profile}" is not available`);
-  return profile;
+  return profiles[0];
 }
 
 const FLAG_WORD = { filter: "filterable", sort: "sortable", return: "returnable" } as const;

@@ -1434,6 +1434,8 @@ export interface paths {
                             loaded: true;
                             package: string;
                             rewritten_records: number;
+                            /** @description what installs but will refuse: e.g. default collections indexed in several ways */
+                            warnings: string[];
                             workspace: string;
                         } | {
                             blockers: {
@@ -1445,6 +1447,8 @@ export interface paths {
                             publishable: boolean;
                             /** @enum {unknown} */
                             verdict: "invisible" | "additive" | "reinterpreting";
+                            /** @description what installs but will refuse: e.g. default collections indexed in several ways */
+                            warnings?: string[];
                         };
                     };
                 };
@@ -1507,6 +1511,8 @@ export interface paths {
                             publishable: boolean;
                             /** @enum {unknown} */
                             verdict: "invisible" | "additive" | "reinterpreting";
+                            /** @description what installs but will refuse: e.g. default collections indexed in several ways */
+                            warnings?: string[];
                         };
                     };
                 };
