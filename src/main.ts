@@ -2,7 +2,7 @@
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { exampleCatalogRequest, publishCatalog } from "./catalog/index.js";
-import type { Config } from "./config/index.js";
+import { type Config, ConfigError } from "./config/index.js";
 import { openMigratedDatabase } from "./database.js";
 import { catalogDeps, periodicTasks, wireModules, workerHandlers } from "./deps.js";
 import { buildApp } from "./http/index.js";
@@ -48,6 +48,25 @@ export async function bootstrapDemo(db: Db, config: Config, mode: DemoMode): Pro
     throw error;
   }
   return created.api_key;
+}
+
+/** Why a listener could not take its address, in words an operator acts on. */
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: "is already in use by another process: stop it, or choose another port",
+  EACCES: "needs privileges this process lacks: choose a port above 1023",
+  EADDRNOTAVAIL: "is not an address of this machine: check HOST",
+};
+
+/** Listens on HOST:PORT; an address that cannot be taken is a ConfigError naming it (one line, no stack). */
+async function listen(app: FastifyInstance, config: Config): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const why = LISTEN_FAILURES[(error as NodeJS.ErrnoException).code ?? ""];
+    if (!why) throw error;
+    await app.close();
+    throw new ConfigError("PORT", `${config.host}:${config.port} ${why} (PORT=… or --port …)`);
+  }
 }
 
 export interface Server {
@@ -106,7 +125,7 @@ export async function startServer(options: ServeOptions): Promise<Server> {
     }
     const metrics = config.metricsToken ? createMetrics(db) : undefined;
     const app = await buildApp({ config, db, version: VERSION, metrics });
-    const url = await app.listen({ port: config.port, host: config.host });
+    const url = await listen(app, config);
     const worker = options.worker ? await startWorker(db, config, log, { metrics }) : undefined;
     let closing: Promise<void> | undefined;
     return {

@@ -7,7 +7,7 @@ import { catalogDeps, modelsResolver, wireModules } from "../deps.js";
 import { createMetrics, type Metrics } from "../metrics/index.js";
 import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
-import { loggerOptions } from "../platform/log.js";
+import { createLogger } from "../platform/log.js";
 import { ajv, compileQuerySchema } from "../platform/schema.js";
 import { registerAuth } from "./auth.js";
 import { closeQueryStrings, refuseMalformedQueries } from "./closed-query.js";
@@ -84,7 +84,10 @@ function documentProblems(app: FastifyInstance): void {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   wireModules();
   const app = engramFastify({
-    logger: deps.config.logLevel === "silent" ? false : loggerOptions(deps.config.logLevel),
+    // Logs go to stderr, like every other log of the process (docs/api.md "Configuration").
+    ...(deps.config.logLevel === "silent"
+      ? { logger: false }
+      : { loggerInstance: createLogger(deps.config.logLevel) }),
     bodyLimit: BODY_LIMIT_BYTES,
   });
   app.setValidatorCompiler(({ schema, httpPart }) =>

@@ -4,7 +4,9 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { handleClientError, handleError, handleFrameworkError } from "./problem.js";
 
-export function engramFastify(options: Pick<FastifyServerOptions, "logger" | "bodyLimit">): FastifyInstance {
+export function engramFastify(
+  options: Pick<FastifyServerOptions, "logger" | "loggerInstance" | "bodyLimit">,
+): FastifyInstance {
   const app = Fastify({
     ...options,
     forceCloseConnections: "idle",

@@ -110,7 +110,13 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error);
-  if (appError.status >= 500) request.log.error({ err: error }, "request failed");
+  // A refusal the registry names (a model that failed, a busy database) is expected: a warning
+  // with its code and detail. Anything else is a fault of the server: an error with its stack.
+  if (error instanceof AppError && appError.status >= 500 && appError.code !== "internal") {
+    request.log.warn({ code: appError.code, detail: appError.message }, "request refused");
+  } else if (appError.status >= 500) {
+    request.log.error({ err: error }, "request failed");
+  }
   return sendProblem(reply, appError);
 }
 

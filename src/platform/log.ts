@@ -30,14 +30,14 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function loggerOptions(level: string): LoggerOptions {
+function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
   };
 }
 
-/** A logger for the CLI and the worker; the HTTP server gets the same options. */
+/** The logger of the CLI, the worker and the HTTP server: JSON lines on stderr, secrets redacted. */
 export function createLogger(level: string): Logger {
   return pino(loggerOptions(level), pino.destination(2));
 }

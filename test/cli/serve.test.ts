@@ -18,6 +18,7 @@ describe("engram serve (the quick start)", () => {
   let demoKey: string;
   let env: NodeJS.ProcessEnv;
   let logged = "";
+  let printed = "";
   let args: string[];
   let firstStderr = "";
 
@@ -32,8 +33,11 @@ describe("engram serve (the quick start)", () => {
       env = cliEnv({ DATA_DIR: dir, LOG_LEVEL: "info" });
     }
     child = startCli(args, env);
-    child.stdout?.on("data", (chunk) => {
+    child.stderr?.on("data", (chunk) => {
       logged += chunk;
+    });
+    child.stdout?.on("data", (chunk) => {
+      printed += chunk;
     });
     const started = listening(child);
     exited = collect(child);
@@ -84,13 +88,32 @@ describe("engram serve (the quick start)", () => {
     );
   });
 
-  it("logs each request at info without its key", async () => {
+  it("logs each request at info on stderr without its key, and prints nothing on stdout", async () => {
     const res = await fetch(`${url}/views`, { headers: { authorization: `Bearer ${demoKey}` } });
     expect(res.status).toBe(200);
     const line = await waitFor(async () => logged.split("\n").find((l) => l.includes('"url":"/views"')));
     expect(JSON.parse(line)).toMatchObject({ req: { method: "GET", url: "/views" } });
-    expect(logged).not.toContain(demoKey);
-    expect(logged.toLowerCase()).not.toContain("authorization");
+    // stderr holds the log lines and, once, the demo key's banner: no log line holds a key.
+    const logLines = logged
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .join("\n");
+    expect(logLines).toContain('"url":"/views"');
+    expect(logLines).not.toContain(demoKey);
+    expect(logLines.toLowerCase()).not.toContain("authorization");
+    expect(printed).toBe("");
+  });
+
+  it("logs an expected refusal (502 answer_model) as a warning with its code, without a stack", async () => {
+    const res = await fetch(`${url}/answer`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${demoKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ question: "What does acme want?" }),
+    });
+    expect(res.status).toBe(502);
+    const line = await waitFor(async () => logged.split("\n").find((l) => l.includes('"request refused"')));
+    expect(JSON.parse(line)).toMatchObject({ level: 40, code: "answer_model" });
+    expect(line).not.toContain("stack");
   });
 
   it("engram catalog publish uploads a directory through the API", async () => {
@@ -112,6 +135,16 @@ describe("engram serve (the quick start)", () => {
     const result = await runCli(["workspace", "list"], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`in use by process ${child.pid}`);
+  });
+
+  it("refuses a busy port in one line naming the address, without a stack", async () => {
+    const port = new URL(url).port;
+    const second = await runCli(["serve", "--port", port, "--no-demo"], cliEnv({ DATA_DIR: "memory://" }));
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(
+      `engram: invalid PORT: 127.0.0.1:${port} is already in use by another process`,
+    );
+    expect(second.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("shuts down on SIGTERM and releases the data directory", async () => {
