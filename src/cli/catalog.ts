@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { parse } from "yaml";
 import { readCatalogDirectory } from "../catalog/index.js";
 import { DEFAULT_PACKAGE_NAME, initCatalog, initReport } from "./catalog-init.js";
 import { CliError } from "./run.js";
@@ -11,6 +12,26 @@ export function apiTarget(env: NodeJS.ProcessEnv = process.env): { url: string; 
   if (!key) throw new CliError("set ENGRAM_API_KEY to the workspace key");
   const url = (env.ENGRAM_API_URL?.trim() || DEFAULT_API_URL).replace(/\/+$/, "");
   return { url, key };
+}
+
+/**
+ * The package a publish selects when --package is left out: the one manifest under packages/,
+ * as name@version. None or several is a refusal naming what it found.
+ */
+export function onlyPackage(files: Record<string, string>): string {
+  const manifests = Object.keys(files)
+    .filter((path) => path.startsWith("packages/"))
+    .sort();
+  const named = manifests.map((path) => {
+    const manifest = parse(files[path] as string) as { name?: unknown; version?: unknown } | null;
+    return { path, ref: `${manifest?.name}@${manifest?.version}` };
+  });
+  if (named.length === 1) return (named[0] as { ref: string }).ref;
+  throw new CliError(
+    named.length === 0
+      ? "the directory holds no package manifest under packages/"
+      : `the directory holds ${named.length} package manifests (${named.map((m) => m.ref).join(", ")}): choose one with --package`,
+  );
 }
 
 export function catalogCommand(): Command {
@@ -33,15 +54,19 @@ export function catalogCommand(): Command {
     .command("publish")
     .description("upload every file under DIR and select a package (POST /catalog)")
     .argument("<dir>", "catalog directory")
-    .requiredOption("--package <name@semver>", "the package manifest to select")
+    .option(
+      "--package <name@semver>",
+      "the package manifest to select (default: the only one under packages/)",
+    )
     .option("--dry-run", "only report compatibility; install nothing")
-    .action(async (dir: string, options: { package: string; dryRun?: boolean }) => {
+    .action(async (dir: string, options: { package?: string; dryRun?: boolean }) => {
       const { url, key } = apiTarget();
       const files = await readCatalogDirectory(dir);
+      const selected = options.package ?? onlyPackage(files);
       const response = await fetch(`${url}/catalog${options.dryRun ? "?dry_run=true" : ""}`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ package: options.package, files }),
+        body: JSON.stringify({ package: selected, files }),
       }).catch((error: Error) => {
         throw new CliError(`cannot reach ${url}: ${error.message}`);
       });

@@ -52,7 +52,9 @@ export function mcpCommand(): Command {
       await serveStdioAdapter(target, (message) => process.stderr.write(`${message}\n`)).catch((error) => {
         throw error instanceof CliError
           ? error
-          : new CliError(`cannot serve MCP: ${(error as Error).message}`);
+          : new CliError(
+              `cannot serve MCP from ${target.url}/mcp: ${(error as Error).message} (is Engram running there? ENGRAM_API_URL sets the address)`,
+            );
       });
     });
 }

@@ -46,6 +46,28 @@ describe("engram erase", () => {
   });
   afterAll(() => cleanup());
 
+  it("previews an erasure with --dry-run: counts printed, nothing erased", async () => {
+    const result = await runCli(["erase", "--workspace", "ops", "--entity", "mallory", "--dry-run"], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      dry_run: true,
+      deleted: 2,
+      affected_entities: 2,
+      by_collection: { notes: 1, facts: 1 },
+      derived: 1,
+    });
+    const db = await open();
+    try {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE id = ANY($1::uuid[])",
+        [ids],
+      );
+      expect(rows[0]?.n).toBe(2);
+    } finally {
+      await release(db);
+    }
+  }, 60_000);
+
   it("erases an entity with its closure and prints the result and the audit", async () => {
     const result = await runCli(["erase", "--workspace", "ops", "--entity", "mallory"], env);
     expect(result.code, result.stderr).toBe(0);

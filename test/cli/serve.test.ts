@@ -124,6 +124,10 @@ describe("engram serve (the quick start)", () => {
     );
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ verdict: "invisible", publishable: true });
+    // The directory holds one manifest: --package may be left out.
+    const only = await runCli(["catalog", "publish", EXAMPLE_DIR, "--dry-run"], client);
+    expect(only.code, only.stderr).toBe(0);
+    expect(JSON.parse(only.stdout)).toMatchObject({ verdict: "invisible", publishable: true });
     const real = await runCli(["catalog", "publish", EXAMPLE_DIR, "--package", "support@1.0.0"], client);
     expect(JSON.parse(real.stdout)).toMatchObject({ package: "support@1.0.0", loaded: true });
     const refused = await runCli(["catalog", "publish", EXAMPLE_DIR, "--package", "support@9.9.9"], client);

@@ -101,4 +101,14 @@ describe("engram mcp --check", () => {
     expect(stdout).toBe("");
     expect(stderr).toContain("401");
   });
+
+  it("exits 1 naming the URL when no server answers there, with and without --check", async () => {
+    const nowhere = { ...env, ENGRAM_API_URL: "http://127.0.0.1:9" };
+    for (const args of [["mcp"], ["mcp", "--check"]]) {
+      const { code, stdout, stderr } = await runCli(args, nowhere);
+      expect([args, code]).toEqual([args, 1]);
+      expect(stdout).toBe("");
+      expect(stderr).toContain("http://127.0.0.1:9");
+    }
+  });
 });
