@@ -13,7 +13,7 @@ import { withDatabase } from "./workspace.js";
  */
 export function importCommand(): Command {
   return new Command("import")
-    .description(`load a ${FORMAT} file into a new or empty workspace (all or nothing)`)
+    .description(`load an ${FORMAT} file into a new or empty workspace (all or nothing)`)
     .requiredOption(
       "--workspace <name>",
       "the workspace to load into: created when absent, else it must be empty",

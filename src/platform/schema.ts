@@ -103,14 +103,19 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined, prefix =
     const named = params.missingProperty ?? params.additionalProperty ?? params.propertyName;
     if (typeof named === "string") segments.push(named);
     const path = dottedPath(prefix, segments);
-    const message =
-      error.keyword === "additionalProperties"
-        ? "is not allowed"
-        : error.keyword === "required"
-          ? "is required"
-          : (error.message ?? "is invalid");
-    return { path, message };
+    return { path, message: fieldMessage(error, params) };
   });
+}
+
+/** Ajv's message, with the values an enum or const allows spelled out (a client can correct itself). */
+function fieldMessage(error: ErrorObject, params: Record<string, unknown>): string {
+  if (error.keyword === "additionalProperties") return "is not allowed";
+  if (error.keyword === "required") return "is required";
+  if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
+    return `must be one of ${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+  }
+  if (error.keyword === "const") return `must be ${JSON.stringify(params.allowedValue)}`;
+  return error.message ?? "is invalid";
 }
 
 function unescapePointer(segment: string): string {

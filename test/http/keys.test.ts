@@ -115,6 +115,12 @@ describe("keys over HTTP", () => {
       expect(res.json().code).toBe("request_schema");
     }
     expect((await listKeys(t.db, a.id)).length).toBe(keysBefore);
+    // An enum's refusal lists what it allows.
+    const owner = (await call(a.headers, "POST", "/keys", { name: "x", scope: "owner" })).json();
+    expect(owner.errors).toContainEqual({
+      path: "scope",
+      message: 'must be one of "read_write", "read_only"',
+    });
   });
 
   it("revokes a key: 204, its next request is 401, listed with revoked_at; a second revoke is 204 too", async () => {

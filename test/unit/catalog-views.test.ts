@@ -291,6 +291,13 @@ describe("linkView (search views)", () => {
     expect(error.extra.path).toBe("views.0.query.q");
   });
 
+  it("names the field a rendered query lacks", () => {
+    const view = searchView({ query: { mode: "structured", scope: { collections: ["notes"] } } });
+    const error = definitionError(() => load(view));
+    expect(error.extra.path).toBe("views.0.query.order_by");
+    expect(error.message).toContain("not a valid search request: order_by is required in structured mode");
+  });
+
   it("refuses a placeholder in a key", () => {
     const view = searchView();
     (view.query as Record<string, unknown>).where = { "{{who}}": { eq: "x" } };

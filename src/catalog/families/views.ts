@@ -317,7 +317,7 @@ export function linkView(view: ViewDef, src: Def, index: CatalogIndex): void {
     if (!first) throw error;
     const more = ((error as AppError).extra.errors as FieldError[]).length - 1;
     errorPath(queryAt, first.path).fail(
-      `the query rendered with sample parameters is not a valid search request: ${first.message}${more > 0 ? ` (and ${more} more problems)` : ""}`,
+      `the query rendered with sample parameters is not a valid search request: ${first.path ? `${first.path} ` : ""}${first.message}${more > 0 ? ` (and ${more} more problems)` : ""}`,
     );
   }
   view.required_capabilities.forEach((capability, i) => {
