@@ -216,6 +216,11 @@ export const DOCUMENT_HISTORY: RouteContract = {
           depth: int,
           occurred_at: timestamp,
           created_at: timestamp,
+          superseded_at: {
+            type: ["string", "null"],
+            format: "date-time",
+            description: "created_at of the version of the same status that replaced it; null while current",
+          },
         }),
       ),
     },

@@ -128,13 +128,22 @@ export const DOCUMENT_HEADS = `
   ORDER BY h.collection, h.key
   LIMIT $5`;
 
+/**
+ * A slot's versions, newest first, each with superseded_at: the created_at of the next version
+ * of the same status (the one that replaced it, a tombstone included), null for the current one.
+ * The next version may sit on a newer page, so it is looked up per row (records_slot_seq).
+ */
 export const HISTORY = `
-  SELECT id, seq, collection, collection_version, collection_hash, key, type, status, content, tombstone,
-    ready, run_id, citations, depth, occurred_at, created_at
-  FROM records
-  WHERE workspace_id = $1 AND entity = $2 AND collection = $3 AND key = $4
-    AND ($5::bigint IS NULL OR seq < $5)
-  ORDER BY seq DESC LIMIT $6`;
+  SELECT r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.key, r.type, r.status,
+    r.content, r.tombstone, r.ready, r.run_id, r.citations, r.depth, r.occurred_at, r.created_at,
+    (SELECT n.created_at FROM records n
+      WHERE n.workspace_id = r.workspace_id AND n.entity = r.entity AND n.collection = r.collection
+        AND n.key = r.key AND n.status = r.status AND n.seq > r.seq
+      ORDER BY n.seq LIMIT 1) AS superseded_at
+  FROM records r
+  WHERE r.workspace_id = $1 AND r.entity = $2 AND r.collection = $3 AND r.key = $4
+    AND ($5::bigint IS NULL OR r.seq < $5)
+  ORDER BY r.seq DESC LIMIT $6`;
 
 export const GET_CURSOR =
   "SELECT consumer, entity, position, scope_hash, updated_at FROM cursors WHERE workspace_id = $1 AND consumer = $2";

@@ -227,6 +227,26 @@ describe("records: reads and replay", () => {
       expect(next.versions[0].id).toBe(planNew);
     });
 
+    it("gives each version superseded_at: when the next version of its status replaced it, null while current", async () => {
+      const body = await get("/document/history?entity=acme&collection=customer_facts&key=plan");
+      const [draft, current, old] = body.versions;
+      // The draft does not replace the active value: each status keeps its own current version.
+      expect(draft.superseded_at).toBeNull();
+      expect(current.superseded_at).toBeNull();
+      expect(old.superseded_at).toBe(current.created_at);
+      // On a page of its own too: the replacing version sits on the newer page.
+      const last = await get(
+        `/document/history?entity=acme&collection=customer_facts&key=plan&limit=1&before_seq=${current.seq}`,
+      );
+      expect(last.versions[0]).toMatchObject({ id: planOld, superseded_at: current.created_at });
+      // A tombstone supersedes the value it retracts.
+      const phoneHistory = await get("/document/history?entity=acme&collection=customer_facts&key=phone");
+      const [tombstone, value] = phoneHistory.versions;
+      expect([tombstone.id, value.id]).toEqual([phoneGone, phone]);
+      expect(tombstone.superseded_at).toBeNull();
+      expect(value.superseded_at).toBe(tombstone.created_at);
+    });
+
     it("requires entity, collection and key", async () => {
       const res = await t.app.inject({
         url: "/document/history?entity=acme&collection=customer_facts",

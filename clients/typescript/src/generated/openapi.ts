@@ -2233,6 +2233,11 @@ export interface paths {
                                 run_id: string | null;
                                 seq: number;
                                 status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description created_at of the version of the same status that replaced it; null while current
+                                 */
+                                superseded_at: string | null;
                                 tombstone: boolean;
                                 type: string;
                             }[];
