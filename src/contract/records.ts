@@ -6,7 +6,18 @@ import { ROW_SCHEMA, type StatusFilter } from "../records/index.js";
 import { shape } from "./closed-object.js";
 import { freshness } from "./derivations.js";
 import type { RouteContract } from "./route.js";
-import { anyObject, bool, int, listOf, nullable, type Schema, str, timestamp, uuid } from "./schema-parts.js";
+import {
+  anyObject,
+  asOf,
+  bool,
+  int,
+  listOf,
+  nullable,
+  type Schema,
+  str,
+  timestamp,
+  uuid,
+} from "./schema-parts.js";
 
 const tags = ["records"];
 
@@ -138,6 +149,7 @@ export const TIMELINE: RouteContract = {
         include_system: includeSystem,
         limit,
         before_seq: seq,
+        as_of: asOf,
       },
     },
     response: { 200: page("records", compactRow) },
@@ -156,6 +168,7 @@ export const DOCUMENT: RouteContract = {
         entity: nonBlank,
         collections: nameList,
         status: { type: "string", enum: ["active", "draft"], default: "active" },
+        as_of: asOf,
       },
       required: ["entity"],
     },

@@ -7,6 +7,13 @@ export const num = { type: "number" } as const;
 export const bool = { type: "boolean" } as const;
 export const uuid = { type: "string", format: "uuid" } as const;
 export const timestamp = { type: "string", format: "date-time" } as const;
+/** as_of on a read: memory as it was at this moment (docs/api.md "Memory over time"). */
+export const asOf = {
+  type: "string",
+  format: "date-time",
+  maxLength: 64,
+  description: "read memory as it was at this moment: only records created at or before it count",
+} as const;
 export const anyObject = { type: "object", additionalProperties: true } as const;
 export const listOf = (items: Schema) => ({ type: "array", items }) as const;
 /** A primitive value of this JSON type, or null (`{type: [type, "null"]}`). */

@@ -302,10 +302,12 @@ function successor(catalog: InstalledCatalog, draft: Draft, index: number, runId
 export async function readDocument(
   db: Db,
   workspace: Workspace,
-  q: { entity: string; collections?: string[]; status: "active" | "draft"; maxRecords: number },
+  q: { entity: string; collections?: string[]; status: "active" | "draft"; maxRecords: number; asOf?: Date },
 ) {
   const catalog = await requireCatalog(db, workspace.id);
   const document = await currentDocument(db, workspace.id, q);
+  // A read of the past queues no derivation and reports none: freshness is about memory now.
+  if (q.asOf) return { ...document, freshness: [] };
   const freshness = await readFreshness(db, {
     workspaceId: workspace.id,
     catalog,

@@ -24,6 +24,7 @@ export { forgetCursors, type RemovedRecord, removeRecords, restoreHeads } from "
 export { ENRICH_JOB, type Inserted, insertRecords, lastSeq, lockSeq, type NewRecord } from "./insert.js";
 export { type OwnRow, ownRecord } from "./own.js";
 export {
+  asOfInstant,
   citedBy,
   currentDocument,
   currentHeads,

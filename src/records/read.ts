@@ -1,7 +1,8 @@
 // Reads of the system of record: one record, the timeline, the current-state document and a
 // slot's history. Another workspace's records are indistinguishable from missing ones.
+import { isZonedTimestamp } from "../catalog/index.js";
 import type { Queryable } from "../platform/db/index.js";
-import { AppError } from "../platform/errors.js";
+import { AppError, validationError } from "../platform/errors.js";
 import { isUuid } from "../platform/input.js";
 import * as sql from "./sql.js";
 import { SYSTEM_COLLECTION } from "./validate.js";
@@ -68,6 +69,8 @@ export interface TimelineQuery {
   includeSystem: boolean;
   limit: number;
   beforeSeq?: number;
+  /** Only the records created at or before this moment. */
+  asOf?: Date;
 }
 
 /** Newest first; events and keyed rows together, successors not collapsed, unready rows included. */
@@ -82,9 +85,23 @@ export function timeline(db: Queryable, workspaceId: string, q: TimelineQuery) {
       q.includeSystem,
       q.beforeSeq ?? null,
       q.limit + 1,
+      q.asOf ?? null,
     ]),
     q.limit,
   );
+}
+
+/**
+ * The moment of an as_of read (docs/api.md "Memory over time"): an ISO 8601 timestamp with a
+ * timezone, within years 1 to 9999; anything else is 422 request_schema naming the parameter.
+ */
+export function asOfInstant(value: string | undefined, path = "querystring.as_of"): Date | undefined {
+  if (value === undefined) return undefined;
+  if (!isZonedTimestamp(value)) {
+    const message = "must be an ISO 8601 timestamp with a timezone (like 2026-11-20T09:30:00Z)";
+    throw validationError(`invalid as_of: ${message}`, [{ path, message }]);
+  }
+  return new Date(value);
 }
 
 export interface DocumentQuery {
@@ -97,6 +114,8 @@ export interface DocumentQuery {
    * reader bounded by something else (GET /context's token budget), not by the document bound.
    */
   firstBeliefs?: boolean;
+  /** Memory as it was at this moment: only records created at or before it count. */
+  asOf?: Date;
 }
 
 export interface HeadRow {
@@ -123,14 +142,17 @@ export interface HeadRow {
  * 409 document_too_large (unless firstBeliefs). Current-ness ignores readiness.
  */
 export async function currentHeads(db: Queryable, workspaceId: string, q: DocumentQuery): Promise<HeadRow[]> {
-  const { rows } = await db.query<HeadRow>(sql.DOCUMENT_HEADS, [
+  const params = [
     workspaceId,
     q.entity,
     q.status,
     q.collections ?? null,
     q.firstBeliefs ? q.maxRecords : q.maxRecords + 1,
     Boolean(q.firstBeliefs),
-  ]);
+  ];
+  const { rows } = q.asOf
+    ? await db.query<HeadRow>(sql.DOCUMENT_HEADS_AS_OF, [...params, q.asOf])
+    : await db.query<HeadRow>(sql.DOCUMENT_HEADS, params);
   if (!q.firstBeliefs && rows.length > q.maxRecords) {
     throw new AppError(
       "document_too_large",

@@ -103,9 +103,14 @@ const FILTERS = `workspace_id = $1
   AND ($5::text IS NULL OR status = $5)
   AND ($6::boolean OR collection <> '_system')`;
 
+/**
+ * $9: as_of, the records created at or before it (memory as it was then); null for now. Compared
+ * in milliseconds, the precision replies carry: a record's own created_at as as_of includes it.
+ */
 export const TIMELINE = `
   SELECT id, seq, collection, key, type, status, ready, tombstone, text, occurred_at, created_at
   FROM records WHERE ${FILTERS} AND ($7::bigint IS NULL OR seq < $7)
+    AND ($9::timestamptz IS NULL OR date_trunc('milliseconds', created_at) <= $9)
   ORDER BY seq DESC LIMIT $8`;
 
 export const DELTA = `
@@ -118,9 +123,28 @@ export const ROW_RECORDS = `
   SELECT id, occurred_at, collection, type, key, scores, text
   FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
 
+const HEAD_FIELDS = `r.id, r.seq, r.collection, r.collection_version, r.key, r.type, r.text, r.citations,
+  r.status, r.ready, r.tombstone, r.scores, r.run_id, r.occurred_at, r.created_at`;
+
+/**
+ * DOCUMENT_HEADS as of $7: heads are today's, so each slot's head then is found among the
+ * records created at or before $7 (the newest version of the status, records_slot_seq); a
+ * tombstone there retracts the slot, so beliefs-only readers ($6) drop it after the choice.
+ */
+export const DOCUMENT_HEADS_AS_OF = `
+  SELECT * FROM (
+    SELECT DISTINCT ON (r.collection, r.key) ${HEAD_FIELDS}
+    FROM records r
+    WHERE r.workspace_id = $1 AND r.entity = $2 AND r.key IS NOT NULL AND r.status = $3
+      AND ($4::text[] IS NULL OR r.collection = ANY($4::text[]))
+      AND date_trunc('milliseconds', r.created_at) <= $7
+    ORDER BY r.collection, r.key, r.seq DESC) h
+  WHERE NOT ($6::boolean AND (h.tombstone OR h.collection = '_system'))
+  ORDER BY h.collection, h.key
+  LIMIT $5`;
+
 export const DOCUMENT_HEADS = `
-  SELECT r.id, r.seq, r.collection, r.collection_version, r.key, r.type, r.text, r.citations, r.status,
-    r.ready, r.tombstone, r.scores, r.run_id, r.occurred_at, r.created_at
+  SELECT ${HEAD_FIELDS}
   FROM heads h JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
   WHERE h.workspace_id = $1 AND h.entity = $2 AND h.status = $3
     AND ($4::text[] IS NULL OR h.collection = ANY($4::text[]))

@@ -15,6 +15,7 @@ import {
 import { readDocument } from "../../derivations/index.js";
 import type { Db } from "../../platform/db/index.js";
 import {
+  asOfInstant,
   citedBy,
   delta,
   getRecord,
@@ -81,6 +82,7 @@ interface TimelineQuery {
   include_system?: boolean;
   limit: number;
   before_seq?: number;
+  as_of?: string;
 }
 
 function timelineRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
@@ -96,6 +98,7 @@ function timelineRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
         includeSystem: q.include_system ?? false,
         limit: q.limit,
         beforeSeq: q.before_seq,
+        asOf: asOfInstant(q.as_of),
       });
       return olderPage("records", page);
     },
@@ -103,7 +106,9 @@ function timelineRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
 }
 
 function documentRoute(app: FastifyInstance, { db, config }: RecordRouteDeps): void {
-  app.route<{ Querystring: { entity: string; collections?: string[]; status?: "active" | "draft" } }>({
+  app.route<{
+    Querystring: { entity: string; collections?: string[]; status?: "active" | "draft"; as_of?: string };
+  }>({
     ...contractRoute(DOCUMENT),
     handler: async (request) =>
       readDocument(db, request.workspace, {
@@ -111,6 +116,7 @@ function documentRoute(app: FastifyInstance, { db, config }: RecordRouteDeps): v
         collections: splitList(request.query.collections),
         status: request.query.status ?? "active",
         maxRecords: config.documentMaxRecords,
+        asOf: asOfInstant(request.query.as_of),
       }),
   });
 }

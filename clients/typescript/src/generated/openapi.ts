@@ -2077,6 +2077,8 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description read memory as it was at this moment: only records created at or before it count */
+                    as_of?: string;
                     /** @description comma-separated, or the parameter repeated */
                     collections?: string[];
                     entity: string;
@@ -4496,6 +4498,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description read memory as it was at this moment: only records created at or before it count */
+                    as_of?: string;
                     before_seq?: number;
                     /** @description comma-separated, or the parameter repeated */
                     collections?: string[];
