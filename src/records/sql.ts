@@ -161,7 +161,7 @@ export const HISTORY = `
   SELECT r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.key, r.type, r.status,
     r.content, r.tombstone, r.ready, r.run_id, r.citations, r.depth, r.occurred_at, r.created_at,
     (SELECT n.created_at FROM records n
-      WHERE n.workspace_id = r.workspace_id AND n.entity = r.entity AND n.collection = r.collection
+      WHERE n.workspace_id = $1 AND n.entity = r.entity AND n.collection = r.collection
         AND n.key = r.key AND n.status = r.status AND n.seq > r.seq
       ORDER BY n.seq LIMIT 1) AS superseded_at
   FROM records r

@@ -154,16 +154,8 @@ export function filterSql(
   if (scope.status !== "all") out.push(`r.status = ${params.add(scope.status)}`);
   if (scope.keyed === true) out.push("r.key IS NOT NULL");
   if (scope.keyed === false) out.push("r.key IS NULL");
-  // Keyed rows are checked against the head of their slot, one primary-key probe of heads per
-  // keyed row, as a scalar subquery: an EXISTS under the OR became a hashed SubPlan that read
-  // every head of every workspace first, and a NOT EXISTS is an anti-join the planner weighs
-  // join orders for (half of a tier statement's 1 ms of planning).
-  const slot = `FROM heads h WHERE h.workspace_id = ${params.workspace(workspaceId)} AND h.entity = r.entity
-       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status`;
-  // Current: the row is its slot's head, so the slot is not retracted (the row is no tombstone).
-  if (scope.versions === "current") out.push(`(r.key IS NULL OR (SELECT h.record_id ${slot}) = r.id)`);
-  // Every version: none of a slot whose head is a tombstone (retracted).
-  else out.push(`(r.key IS NULL OR (SELECT h.tombstone ${slot} AND h.tombstone) IS NULL)`);
+  if (part.as_of !== undefined) out.push(...asOfSql(params, workspaceId, part.as_of, scope.versions));
+  else out.push(headSql(params, workspaceId, scope.versions));
   if (scope.entities?.length === 1) {
     // Equality, not = ANY: PostgreSQL 15 walks (workspace, entity, occurred_at) in order only then.
     out.push(`r.entity = ${params.add(scope.entities[0])}`);
@@ -176,6 +168,40 @@ export function filterSql(
     out.push(...conditionSql(params, declarationOf(declarations, part, field), condition));
   }
   return out.join("\n  AND ");
+}
+
+/**
+ * Current-ness now, on heads. Keyed rows are checked against the head of their slot, one
+ * primary-key probe of heads per keyed row, as a scalar subquery: an EXISTS under the OR became
+ * a hashed SubPlan that read every head of every workspace first, and a NOT EXISTS is an
+ * anti-join the planner weighs join orders for (half of a tier statement's 1 ms of planning).
+ */
+function headSql(params: Params, workspaceId: string, versions: "current" | "all"): string {
+  const slot = `FROM heads h WHERE h.workspace_id = ${params.workspace(workspaceId)} AND h.entity = r.entity
+       AND h.collection = r.collection AND h.key = r.key AND h.status = r.status`;
+  // Current: the row is its slot's head, so the slot is not retracted (the row is no tombstone).
+  if (versions === "current") return `(r.key IS NULL OR (SELECT h.record_id ${slot}) = r.id)`;
+  // Every version: none of a slot whose head is a tombstone (retracted).
+  return `(r.key IS NULL OR (SELECT h.tombstone ${slot} AND h.tombstone) IS NULL)`;
+}
+
+/**
+ * Memory as of a moment (docs/api.md "Memory over time"): only rows created by then (to the
+ * millisecond replies carry), and current-ness decided among them, not on today's heads: a
+ * keyed row is current when no newer version of its slot was created by then, and a slot is
+ * retracted when its newest version by then is a tombstone. Each is one probe of
+ * records_slot_seq per keyed row, a scalar subquery for the reason headSql gives.
+ */
+function asOfSql(params: Params, workspaceId: string, asOf: string, versions: "current" | "all"): string[] {
+  const moment = params.add(asOf);
+  const slot = `FROM records n WHERE n.workspace_id = ${params.workspace(workspaceId)} AND n.entity = r.entity
+       AND n.collection = r.collection AND n.key = r.key AND n.status = r.status
+       AND date_trunc('milliseconds', n.created_at) <= ${moment}::timestamptz`;
+  const created = `date_trunc('milliseconds', r.created_at) <= ${moment}::timestamptz`;
+  if (versions === "current") {
+    return [created, `(r.key IS NULL OR (SELECT n.seq ${slot} AND n.seq > r.seq LIMIT 1) IS NULL)`];
+  }
+  return [created, `(r.key IS NULL OR (SELECT n.tombstone ${slot} ORDER BY n.seq DESC LIMIT 1) IS NOT TRUE)`];
 }
 
 /** A field's declaration; the validator guaranteed one path and type across the versions. */

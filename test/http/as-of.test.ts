@@ -1,16 +1,18 @@
-// Reads as memory held them at a moment (docs/api.md "Memory over time"): as_of on GET /document
-// and GET /timeline counts only the records created at or before it; a slot's value then is its
-// newest such version (a tombstone retracts it); erased records stay gone; a bad as_of is 422.
+// Reads as memory held them at a moment (docs/api.md "Memory over time"): as_of on GET /document,
+// GET /timeline and in a SearchSpec counts only the records created at or before it; a slot's
+// value then is its newest version by then (a tombstone retracts it); erased records stay gone;
+// a bad as_of is 422.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { waitFor } from "../support/wait.js";
+import { enrichAll } from "../support/worker.js";
 
 interface Written {
   id: string;
   created_at: string;
 }
 
-describe("as_of on GET /document and GET /timeline", () => {
+describe("as_of on GET /document, GET /timeline and searches", () => {
   let t: TestApp;
   let headers: { authorization: string };
   const get = async (url: string) => {
@@ -55,6 +57,8 @@ describe("as_of on GET /document and GET /timeline", () => {
     });
     pro = await write(plan("pro"));
     retracted = await write(plan("pro", { tombstone: true }));
+    // Searches read ready rows: enrich them (embeddings, scores).
+    await enrichAll(t.db, (await get("/workspace")).id);
   });
   afterAll(() => t.close());
 
@@ -90,6 +94,66 @@ describe("as_of on GET /document and GET /timeline", () => {
     expect(await ids(offset)).toEqual([free.id]);
   });
 
+  it("searches memory as it was, in every mode and through sources: current values then, retracted slots left out", async () => {
+    const search = async (spec: object, asOf: string) => {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/search",
+        headers,
+        payload: { ...spec, as_of: asOf },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().hits.map((hit: { id: string }) => hit.id) as string[];
+    };
+    const facts = { collections: ["customer_facts"], entities: ["acme"] };
+    for (const mode of ["text", "vector", "hybrid", "recent"]) {
+      const spec = { mode, q: "plan", k: 10, scope: facts };
+      expect([mode, await search(spec, free.created_at)]).toEqual([mode, [free.id]]);
+      expect([mode, await search(spec, pro.created_at)]).toEqual([mode, [pro.id]]);
+      expect([mode, await search(spec, retracted.created_at)]).toEqual([mode, []]);
+      expect([mode, await search(spec, before)]).toEqual([mode, []]);
+    }
+    // Structured mode (over the events, whose priority sorts): only what existed by then.
+    const events = { collections: ["customer_events"], entities: ["acme"] };
+    const structured = {
+      mode: "structured",
+      k: 10,
+      scope: events,
+      order_by: [{ field: "priority", direction: "desc" }],
+    };
+    expect(await search(structured, free.created_at)).toEqual([]);
+    expect(await search(structured, note.created_at)).toEqual([note.id]);
+    // Every version: the history by then, unless the slot was retracted by then.
+    const all = { mode: "recent", k: 10, scope: { ...facts, versions: "all" } };
+    expect(await search(all, pro.created_at)).toEqual([pro.id, free.id]);
+    expect(await search(all, retracted.created_at)).toEqual([]);
+    // Sources share the request's as_of.
+    const sources = {
+      q: "plan",
+      k: 10,
+      sources: [
+        { name: "facts", mode: "text", k: 10, scope: facts },
+        {
+          name: "events",
+          mode: "recent",
+          k: 10,
+          scope: { collections: ["customer_events"], entities: ["acme"] },
+        },
+      ],
+      fuse: { kind: "rrf" },
+    };
+    expect((await search(sources, free.created_at)).sort()).toEqual([free.id]);
+    expect((await search(sources, note.created_at)).sort()).toEqual([free.id, note.id].sort());
+    // Without as_of: memory now, where the plan is retracted.
+    const now = await t.app.inject({
+      method: "POST",
+      url: "/search",
+      headers,
+      payload: { mode: "recent", k: 10, scope: facts },
+    });
+    expect(now.json().hits).toEqual([]);
+  });
+
   it("refuses an as_of that is not a timestamp with a timezone, with 422 naming it", async () => {
     for (const asOf of ["yesterday", "2026-11-20T09:30:00", "2026-02-30T00:00:00Z", "", "1700000000"]) {
       for (const path of ["/document?entity=acme&", "/timeline?entity=acme&"]) {
@@ -98,6 +162,14 @@ describe("as_of on GET /document and GET /timeline", () => {
         expect(res.json().code).toBe("request_schema");
         expect(res.json().errors.map((e: { path: string }) => e.path)).toContain("querystring.as_of");
       }
+      const search = await t.app.inject({
+        method: "POST",
+        url: "/search",
+        headers,
+        payload: { mode: "recent", k: 5, as_of: asOf },
+      });
+      expect([asOf, search.statusCode]).toEqual([asOf, 422]);
+      expect(search.json().errors.map((e: { path: string }) => e.path)).toContain("as_of");
     }
   });
 

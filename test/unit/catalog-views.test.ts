@@ -383,6 +383,23 @@ describe("viewSearch", () => {
     expect(spec).toMatchObject({ q: "about ann", k: 10, scope: { entities: ["ann"] }, where: {} });
   });
 
+  it("reads memory as of a datetime parameter when its query sets as_of", () => {
+    const base = searchView();
+    const asOfView = load({
+      ...base,
+      parameters: { ...base.parameters, when: { type: "datetime", required: true } },
+      query: { ...base.query, as_of: "{{when}}" },
+    });
+    const { spec } = viewSearch(asOfView, { who: "ann", when: "2026-11-20T09:30:00Z" }, index, {
+      maxQueryChars: 8192,
+    });
+    expect(spec.as_of).toBe("2026-11-20T09:30:00Z");
+    expect(
+      requestError(() => viewSearch(asOfView, { who: "ann", when: "noon" }, index, { maxQueryChars: 8192 }))
+        .paths,
+    ).toEqual(["when"]);
+  });
+
   it("refuses bad arguments with request_schema", () => {
     expect(requestError(() => viewSearch(view, { who: 1 }, index, { maxQueryChars: 8192 })).paths).toEqual([
       "who",

@@ -130,6 +130,12 @@ export const SEARCH_SPEC_SCHEMA = {
       description:
         "each hit also carries explain: the signals, the rank expression with each node's value, the candidate lists that proposed it (and source_ranks with sources; order_by values in structured mode)",
     },
+    as_of: {
+      type: "string",
+      format: "date-time",
+      description:
+        "search memory as it was at this moment: only records created at or before it, current values decided among them (every source)",
+    },
   } satisfies Record<(typeof TOP_KEYS)[number], object>),
   description:
     "A typed search: one mode with its scope, or sources fused by rrf. Catalog-dependent rules (collections, fields, capabilities) are checked after this shape.",

@@ -23,6 +23,7 @@ import { validationError } from "../../platform/errors.js";
 import {
   type Capability,
   type CatalogIndex,
+  isZonedTimestamp,
   parseRankExpression,
   profileCapabilities,
   type RankContext,
@@ -72,6 +73,8 @@ export interface SearchPart {
   /** Resolved: the collection versions read (sorted) and the one profile they are indexed in. */
   targets: Target[];
   profile: string;
+  /** The request's as_of (docs/api.md "Memory over time"): memory as it was then; every part shares it. */
+  as_of?: string;
 }
 
 export interface SourceSpec extends SearchPart {
@@ -154,6 +157,7 @@ export const TOP_KEYS = [
   "fuse",
   "boost",
   "explain",
+  "as_of",
 ] as const;
 export const SOURCE_KEYS = ["name", "weight", ...PART_KEYS] as const;
 const QUERY_MODES: readonly SearchMode[] = ["vector", "text", "hybrid"];
@@ -514,6 +518,13 @@ function readSingle(root: Obj, options: SpecOptions, ctx: SpecContext): ReadSear
   return { parts: [part], spec: { ...part, include, fields, annotations, render } };
 }
 
+/** as_of: an ISO 8601 timestamp with a timezone, within years 1 to 9999 (isZonedTimestamp). */
+function readAsOf(value: unknown, issues: Issues): string | undefined {
+  if (value === undefined) return undefined;
+  if (isZonedTimestamp(value)) return value;
+  return issues.add(["as_of"], "must be an ISO 8601 timestamp with a timezone (like 2026-11-20T09:30:00Z)");
+}
+
 /** Vector, text and hybrid searches and a rerank need a non-empty q. */
 function checkQuery(root: Obj, parts: SearchPart[], options: SpecOptions, issues: Issues): void {
   const { q, rerank } = options;
@@ -581,7 +592,9 @@ export function validateSearchSpec(input: unknown, index: CatalogIndex, limits: 
     root.sources !== undefined ? readCombined(root, options, ctx) : readSingle(root, options, ctx);
   checkQuery(root, parts, options, issues);
   checkOutputs(root, parts, options, ctx);
+  const asOf = readAsOf(root.as_of, issues);
   if (issues.count || !spec) refuse(issues);
+  if (asOf !== undefined) for (const part of searchParts(spec)) part.as_of = asOf;
   if (options.q !== undefined) spec.q = options.q;
   if (options.fence) spec.fence = options.fence;
   if (options.rerank) spec.rerank = options.rerank;

@@ -4223,6 +4223,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         annotations?: string[];
+                        /**
+                         * Format: date-time
+                         * @description search memory as it was at this moment: only records created at or before it, current values decided among them (every source)
+                         */
+                        as_of?: string;
                         /** @description a boost formula applied after fusing sources: a node [operator, ...arguments]; GET /rank/schema publishes the grammar */
                         boost?: unknown[];
                         /**
