@@ -14,7 +14,7 @@
 //   consumer); record_ids are the records rendered there; input_record_ids all of them in order.
 import { collectionPlaces, FENCE_TAG, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import { validationError } from "../platform/errors.js";
-import { currentHeads, delta, rowRecords, timeline } from "../records/index.js";
+import { asOfInstant, currentHeads, delta, rowRecords, timeline } from "../records/index.js";
 import {
   displayScoreNames,
   placesSearch,
@@ -37,6 +37,8 @@ export interface ContextQuery {
   consumer?: string;
   fence_tag?: string;
   fence_preamble?: string;
+  /** Memory as it was then (docs/api.md "Memory over time"); not with consumer. */
+  as_of?: string;
 }
 
 export type ContextDeps = SearchDeps & SearchLimits;
@@ -63,6 +65,10 @@ function checkQuery(deps: ContextDeps, query: ContextQuery): void {
   if (query.task !== undefined && query.task.trim() === "") {
     errors.push({ path: "task", message: "must not be blank (leave it out for no relevant records)" });
   }
+  // A consumer's delta is what is new to it now: a read of the past has no cursor to read.
+  if (query.as_of !== undefined && query.consumer !== undefined) {
+    errors.push({ path: "consumer", message: "cannot be combined with as_of (a cursor is read now)" });
+  }
   if (query.task !== undefined && query.task.length > deps.maxQueryChars) {
     errors.push({
       path: "task",
@@ -81,11 +87,16 @@ async function relevantRows(
   deps: ContextDeps,
   workspaceId: string,
   catalog: InstalledCatalog,
-  query: { entity: string; task: string },
+  query: { entity: string; task: string; asOf?: string },
 ) {
   const places = collectionPlaces(catalog.index);
   if (places.length === 0) return [];
-  const spec = placesSearch(places, { q: query.task, k: RELEVANT_K, scope: { entities: [query.entity] } });
+  const spec = placesSearch(places, {
+    q: query.task,
+    k: RELEVANT_K,
+    scope: { entities: [query.entity] },
+    asOf: query.asOf,
+  });
   const result = await search(deps, workspaceId, spec);
   return rowRecords(
     deps.db,
@@ -94,9 +105,10 @@ async function relevantRows(
   );
 }
 
-async function recentRows(deps: ContextDeps, workspaceId: string, entity: string) {
+async function recentRows(deps: ContextDeps, workspaceId: string, entity: string, asOf?: Date) {
   const page = await timeline(deps.db, workspaceId, {
     entity,
+    asOf,
     status: "active",
     includeSystem: false,
     limit: RECENT_LIMIT,
@@ -123,6 +135,7 @@ async function deltaRows(deps: ContextDeps, workspaceId: string, entity: string,
 /** GET /context: the entity's components rendered within the budget. */
 export async function assembleContext(deps: ContextDeps, workspaceId: string, query: ContextQuery) {
   checkQuery(deps, query);
+  const asOf = asOfInstant(query.as_of);
   const catalog = await requireCatalog(deps.db, workspaceId);
   const { entity } = query;
   const budget = query.budget ?? Math.min(DEFAULT_CONTEXT_BUDGET, deps.renderBudgetTokens);
@@ -133,15 +146,16 @@ export async function assembleContext(deps: ContextDeps, workspaceId: string, qu
     status: "active",
     maxRecords: budget,
     firstBeliefs: true,
+    asOf,
   });
   const gathered: ComponentRows[] = [{ name: "state", rows: beliefs }];
   if (query.task !== undefined) {
     gathered.push({
       name: "relevant",
-      rows: await relevantRows(deps, workspaceId, catalog, { entity, task: query.task }),
+      rows: await relevantRows(deps, workspaceId, catalog, { entity, task: query.task, asOf: query.as_of }),
     });
   }
-  gathered.push({ name: "recent", rows: await recentRows(deps, workspaceId, entity) });
+  gathered.push({ name: "recent", rows: await recentRows(deps, workspaceId, entity, asOf) });
   if (query.consumer !== undefined) {
     gathered.push({ name: "delta", rows: await deltaRows(deps, workspaceId, entity, query.consumer) });
   }

@@ -4,7 +4,7 @@ import { SEARCH_BOUNDS } from "../catalog/index.js";
 import { ROW_LIMITS } from "../records/index.js";
 import { shape } from "./closed-object.js";
 import type { RouteContract } from "./route.js";
-import { bool, int, listOf, str, uuid } from "./schema-parts.js";
+import { asOf, bool, int, listOf, str, uuid } from "./schema-parts.js";
 
 const nonBlank = { type: "string", minLength: 1, pattern: "\\S" } as const;
 
@@ -24,7 +24,11 @@ export const CONTEXT: RouteContract = {
           minimum: 1,
           description: "tokens, default 4000, at most RENDER_BUDGET_TOKENS",
         },
-        consumer: { ...nonBlank, description: "adds its records past its cursor (not advanced)" },
+        consumer: {
+          ...nonBlank,
+          description: "adds its records past its cursor (not advanced); not with as_of",
+        },
+        as_of: asOf,
         fence_tag: { type: "string", description: 'wraps the rows in <fence_tag untrusted="true">' },
         fence_preamble: {
           type: "string",

@@ -154,9 +154,32 @@ describe("as_of on GET /document, GET /timeline and searches", () => {
     expect(now.json().hits).toEqual([]);
   });
 
+  it("packs GET /context as memory was: state, relevant and recent as of the moment", async () => {
+    const context = async (asOf: string) => {
+      const body = await get(`/context?entity=acme&task=plan&as_of=${encodeURIComponent(asOf)}`);
+      return new Map<string, string[]>(
+        body.components.map((c: { name: string; record_ids: string[] }) => [c.name, c.record_ids]),
+      );
+    };
+    const atFree = await context(free.created_at);
+    expect(atFree.get("state")).toEqual([free.id]);
+    expect(atFree.get("recent")).toEqual([]);
+    const atPro = await context(pro.created_at);
+    expect(atPro.get("state")).toEqual([pro.id]);
+    // The event was found by the search as of then (the plan is already in state).
+    expect([...(atPro.get("relevant") ?? []), ...(atPro.get("recent") ?? [])]).toContain(note.id);
+    expect((await context(retracted.created_at)).get("state")).toEqual([]);
+    const withConsumer = await t.app.inject({
+      url: `/context?entity=acme&consumer=c1&as_of=${encodeURIComponent(pro.created_at)}`,
+      headers,
+    });
+    expect(withConsumer.statusCode).toBe(422);
+    expect(withConsumer.json().errors).toContainEqual(expect.objectContaining({ path: "consumer" }));
+  });
+
   it("refuses an as_of that is not a timestamp with a timezone, with 422 naming it", async () => {
     for (const asOf of ["yesterday", "2026-11-20T09:30:00", "2026-02-30T00:00:00Z", "", "1700000000"]) {
-      for (const path of ["/document?entity=acme&", "/timeline?entity=acme&"]) {
+      for (const path of ["/document?entity=acme&", "/timeline?entity=acme&", "/context?entity=acme&"]) {
         const res = await t.app.inject({ url: `${path}as_of=${encodeURIComponent(asOf)}`, headers });
         expect([path, asOf, res.statusCode]).toEqual([path, asOf, 422]);
         expect(res.json().code).toBe("request_schema");

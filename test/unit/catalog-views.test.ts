@@ -393,7 +393,7 @@ describe("viewSearch", () => {
     const { spec } = viewSearch(asOfView, { who: "ann", when: "2026-11-20T09:30:00Z" }, index, {
       maxQueryChars: 8192,
     });
-    expect(spec.as_of).toBe("2026-11-20T09:30:00Z");
+    expect(spec).toMatchObject({ as_of: "2026-11-20T09:30:00Z" });
     expect(
       requestError(() => viewSearch(asOfView, { who: "ann", when: "noon" }, index, { maxQueryChars: 8192 }))
         .paths,

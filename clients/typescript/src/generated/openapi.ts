@@ -1773,9 +1773,11 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description read memory as it was at this moment: only records created at or before it count */
+                    as_of?: string;
                     /** @description tokens, default 4000, at most RENDER_BUDGET_TOKENS */
                     budget?: number;
-                    /** @description adds its records past its cursor (not advanced) */
+                    /** @description adds its records past its cursor (not advanced); not with as_of */
                     consumer?: string;
                     entity: string;
                     /** @description needs fence_tag */
