@@ -46,6 +46,20 @@ describe("engram erase", () => {
   });
   afterAll(() => cleanup());
 
+  /** How many of the seeded records the store still holds (the CLI has released it). */
+  const remaining = async () => {
+    const db = await open();
+    try {
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM records WHERE id = ANY($1::uuid[])",
+        [ids],
+      );
+      return rows[0]?.n;
+    } finally {
+      await release(db);
+    }
+  };
+
   it("previews an erasure with --dry-run: counts printed, nothing erased", async () => {
     const result = await runCli(["erase", "--workspace", "ops", "--entity", "mallory", "--dry-run"], env);
     expect(result.code, result.stderr).toBe(0);
@@ -56,16 +70,7 @@ describe("engram erase", () => {
       by_collection: { notes: 1, facts: 1 },
       derived: 1,
     });
-    const db = await open();
-    try {
-      const { rows } = await db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE id = ANY($1::uuid[])",
-        [ids],
-      );
-      expect(rows[0]?.n).toBe(2);
-    } finally {
-      await release(db);
-    }
+    expect(await remaining()).toBe(2);
   }, 60_000);
 
   it("erases an entity with its closure and prints the result and the audit", async () => {
@@ -77,16 +82,7 @@ describe("engram erase", () => {
     expect(printed.audit.content.entity_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(result.stdout).not.toContain("pelican");
     expect(result.stdout).not.toContain("mallory");
-    const db = await open();
-    try {
-      const { rows } = await db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM records WHERE id = ANY($1::uuid[])",
-        [ids],
-      );
-      expect(rows[0]?.n).toBe(0);
-    } finally {
-      await release(db);
-    }
+    expect(await remaining()).toBe(0);
   }, 60_000);
 
   it("refuses unclear requests with exit code 1 and one line", async () => {
