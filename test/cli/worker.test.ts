@@ -3,15 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp } from "../support/app.js";
-import {
-  type CliResult,
-  type CliStorage,
-  cliStorage,
-  collect,
-  listening,
-  runCli,
-  startCli,
-} from "../support/cli.js";
+import { type CliResult, type CliStorage, cliStorage, runCli, startMeteredWorker } from "../support/cli.js";
 import { parse, value } from "../support/metrics.js";
 import { waitFor } from "../support/wait.js";
 
@@ -47,14 +39,7 @@ describe("engram worker --metrics-port", () => {
     } finally {
       await api.close();
     }
-    child = startCli(["worker", "--metrics-port", "0"], {
-      ...storage.env,
-      METRICS_TOKEN: TOKEN,
-      LOG_LEVEL: "info",
-    });
-    const started = listening(child);
-    exited = collect(child);
-    url = (await started).url;
+    ({ child, exited, url } = await startMeteredWorker(storage.env, TOKEN));
   }, 90_000);
 
   afterAll(async () => {

@@ -7,7 +7,15 @@ import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { COLLECTIONS_YAML, MINIMAL_PACKAGE } from "../support/catalog-files.js";
-import { type CliResult, type CliStorage, cliStorage, collect, listening, startCli } from "../support/cli.js";
+import {
+  type CliResult,
+  type CliStorage,
+  cliStorage,
+  collect,
+  listening,
+  startCli,
+  startMeteredWorker,
+} from "../support/cli.js";
 import { derivationFiles, derivationYaml, WEIGHT_PROCESSOR } from "../support/derivations.js";
 import { parse, value } from "../support/metrics.js";
 import { waitFor } from "../support/wait.js";
@@ -118,14 +126,9 @@ describe("a write fires its triggers through every entry point", () => {
       await t.writeRecords(ws.headers, [NOTE]);
       expect(await deriveJobs(t, ws.id)).toBe(0);
     });
-    child = startCli(["worker", "--metrics-port", "0"], {
-      ...storage.env,
-      METRICS_TOKEN: TOKEN,
-      LOG_LEVEL: "info",
-    });
-    const started = listening(child);
-    exited = collect(child);
-    const url = (await started).url;
+    const worker = await startMeteredWorker(storage.env, TOKEN);
+    ({ child, exited } = worker);
+    const { url } = worker;
     await waitFor(async () => {
       const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
       if (res.status !== 200) return false;

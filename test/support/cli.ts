@@ -55,6 +55,25 @@ export function listening(child: ChildProcess): Promise<{ url: string; stderr: s
   });
 }
 
+/** A running `engram worker --metrics-port 0` behind this metrics token, and where it listens. */
+export interface MeteredWorker {
+  child: ChildProcess;
+  exited: Promise<CliResult>;
+  url: string;
+}
+
+/** Starts `engram worker --metrics-port 0` on this storage's environment and waits for its port. */
+export async function startMeteredWorker(env: NodeJS.ProcessEnv, token: string): Promise<MeteredWorker> {
+  const child = startCli(["worker", "--metrics-port", "0"], {
+    ...env,
+    METRICS_TOKEN: token,
+    LOG_LEVEL: "info",
+  });
+  const started = listening(child);
+  const exited = collect(child);
+  return { child, exited, url: (await started).url };
+}
+
 /**
  * The storage a CLI test's commands share: the test server's database when DATABASE_URL is set,
  * else an embedded data directory of its own, already migrated (copied from the run's template:
