@@ -13,6 +13,8 @@ import {
 export interface Place {
   collections: string[];
   mode: "hybrid" | "text";
+  /** The search profiles indexed this way (sorted). */
+  profiles: string[];
 }
 
 /**
@@ -31,11 +33,16 @@ export function collectionPlaces(
     const place = places.get(key) ?? {
       collections: [],
       mode: profileCapabilities(profile).has("vector") ? "hybrid" : "text",
+      profiles: [],
     };
     if (!place.collections.includes(def.name)) place.collections.push(def.name);
+    if (!place.profiles.includes(def.search_profile)) place.profiles.push(def.search_profile);
     places.set(key, place);
   }
-  for (const place of places.values()) place.collections.sort();
+  for (const place of places.values()) {
+    place.collections.sort();
+    place.profiles.sort();
+  }
   return [...places.values()].sort((a, b) => ((a.collections[0] ?? "") < (b.collections[0] ?? "") ? -1 : 1));
 }
 
@@ -44,15 +51,9 @@ export function collectionPlaces(
  * places: such a search is refused, though GET /context and POST /answer still read them all.
  */
 export function placesWarning(index: CatalogIndex): string | undefined {
-  const byPlace = new Map<string, Set<string>>();
-  for (const { def } of index.collections.values()) {
-    const profile = index.searchProfiles.get(def.search_profile)?.def;
-    if (!def.active || def.name.startsWith("_") || !profile) continue;
-    const key = indexPlace(profile);
-    byPlace.set(key, (byPlace.get(key) ?? new Set()).add(def.search_profile));
-  }
-  if (byPlace.size < 2) return undefined;
-  const places = [...byPlace.values()].map((profiles) => [...profiles].sort().join(" + ")).sort();
+  const found = collectionPlaces(index);
+  if (found.length < 2) return undefined;
+  const places = found.map((place) => place.profiles.join(" + ")).sort();
   return (
     `the active collections are indexed in ${places.length} different ways (search profiles ${places.join("; ")}): ` +
     "a search or GET /search that names no collections is refused (422); GET /context and POST /answer search each and fuse them. " +
