@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { nodeUrl, withClient } from "../support/citus.js";
+import { percentile } from "../support/latency.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
@@ -37,12 +38,6 @@ interface Sample {
   ms: number;
   retryAfter: boolean;
 }
-
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-};
 
 describe.runIf(process.env.CITUS_REBALANCE === "1")("a Citus rebalance onto a new worker under load", () => {
   let t: TestApp;

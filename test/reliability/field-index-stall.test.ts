@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { fieldsCollectionsYaml, minimalFiles } from "../support/catalog-files.js";
+import { percentile } from "../support/latency.js";
 
 const ROWS = 10_000;
 const FIELDS = testConfig().maxIndexedFields;
@@ -31,11 +32,6 @@ const catalog = (name: string, fields: string[]) => ({
     "packages/demo-pack.yaml": `name: demo-pack\nversion: 1.0.0\ncollections: [${name}@1, facts@1]\nsearch_profiles: [main]\n`,
   }),
 });
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
 
 const summary = (ms: number[]) =>
   `n=${ms.length} p50=${percentile(ms, 50).toFixed(1)} p99=${percentile(ms, 99).toFixed(1)} max=${Math.max(...ms).toFixed(1)} ms`;

@@ -5,17 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Worker } from "../../src/worker/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { percentile } from "../support/latency.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
 
 const RECORDS = 10_000;
-/** A p99 this small is noise on a loaded machine: the bound is 3x this at least. */
-const FLOOR_MS = 150;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
+/**
+ * A p99 this small is noise on a loaded machine: the bound is 3x this at least. The suite runs two
+ * files at once on two cores, and a CI run measured B at 22 ms idle, 528 ms p99 during (max 1.8 s)
+ * from that alone; the 1.2 s bound still fails the 6 s stall a reset once caused.
+ */
+const FLOOR_MS = 400;
 
 describe("a reindex reset over 10,000 records beside another workspace", () => {
   let t: TestApp;
