@@ -22,7 +22,9 @@ export interface Request {
  * GET /context for one customer with a task, and `answer` POST /answer about one customer
  * against a local model that answers at once (bench/answer-model.ts): the answer path's own
  * overhead (issue 16); `mcp` is the same requests as `view`, sent as MCP tools/call of
- * the customer_history tool (issue 18).
+ * the customer_history tool (issue 18); `text@as_of` and `hybrid@as_of` are the requests of
+ * `text` and `hybrid` read `as_of` the moment the measurement began (every record existed then, so
+ * the hits are the same): the cost of deciding current-ness among the versions of that moment.
  */
 export const MODES = [
   "text",
@@ -42,12 +44,18 @@ export const MODES = [
   "context",
   "answer",
   "mcp",
+  "text@as_of",
+  "hybrid@as_of",
 ] as const;
 
 export type ModeName = (typeof MODES)[number];
 
 /** Modes that draw the very requests of another mode (their random stream is that mode's). */
-export const SAME_REQUESTS_AS: Partial<Record<ModeName, ModeName>> = { mcp: "view" };
+export const SAME_REQUESTS_AS: Partial<Record<ModeName, ModeName>> = {
+  mcp: "view",
+  "text@as_of": "text",
+  "hybrid@as_of": "hybrid",
+};
 
 const MCP_REVISION = "2026-07-28";
 
@@ -103,6 +111,7 @@ export function requestMakers(
   records: number,
 ): Record<ModeName, (random: Random) => Request> {
   const entities = entityPicker(records);
+  const asOf = new Date().toISOString();
   const q = (random: Random) => question(vocabulary, random);
   const search = (body: Record<string, unknown>): Request => ({
     path: "/search",
@@ -120,7 +129,7 @@ export function requestMakers(
     body: { customer: entities.customer(random), question: q(random) },
   });
   const byPriority = [{ field: "priority", direction: "desc" }];
-  return {
+  const makers: Record<ModeName, (random: Random) => Request> = {
     // Half over everything, half over customer events of one channel.
     text: (random) =>
       random() < 0.5
@@ -196,5 +205,11 @@ export function requestMakers(
       body: { question: q(random), entities: [entities.customer(random)] },
     }),
     mcp: (random) => toolCall("customer_history", view(random)),
+    "text@as_of": (random) => {
+      const request = makers.text(random);
+      return { ...request, body: { ...request.body, as_of: asOf } };
+    },
+    "hybrid@as_of": (random) => search({ mode: "hybrid", q: q(random), as_of: asOf }),
   };
+  return makers;
 }
