@@ -1,5 +1,6 @@
-// The MCP shell: the workspace's agent tools served over MCP (POST /mcp, mounted by
-// src/http/routes/mcp.ts), their GET /tools envelope, and the local stdio adapter (`engram mcp`).
+// The MCP shell: the workspace's agent tools, entity documents (resources) and artifacts
+// (prompts) served over MCP (POST /mcp, mounted by src/http/routes/mcp.ts), the tools' GET /tools
+// envelope, and the local stdio adapter (`engram mcp`).
 export type { ToolDeps } from "./call.js";
 export { toolsDiscovery } from "./discovery.js";
 export {

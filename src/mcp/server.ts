@@ -1,6 +1,7 @@
-// One MCP server instance per request (stateless): the workspace's current tools, nothing else.
-// No sampling, roots, logging, resources, prompts or server-initiated requests (docs/api.md
-// "POST /mcp").
+// One MCP server instance per request (stateless): the workspace's current tools and, once a
+// catalog is published, its resources (entity documents, resources.ts) and prompts (active
+// artifacts, prompts.ts). No sampling, roots, logging, subscriptions, completions or
+// server-initiated requests (docs/api.md "POST /mcp").
 import {
   type CallToolResult,
   createMcpHandler,
@@ -17,6 +18,9 @@ import { AppError } from "../platform/errors.js";
 import type { Workspace } from "../platform/workspace.js";
 import { VERSION } from "../version.js";
 import { runTool, type ToolDeps } from "./call.js";
+import { catalogPrompts, getPrompt } from "./prompts.js";
+import { refusalsAsErrors } from "./refusals.js";
+import { DOCUMENT_TEMPLATE, NO_RESOURCES, readResource } from "./resources.js";
 import { catalogTools, keyTools, type ToolDescriptor } from "./tools.js";
 
 /** Protocol revisions served: the current one, and earlier ones through initialize. */
@@ -26,9 +30,9 @@ export const SUPPORTED_REVISIONS: readonly string[] = [MODERN_REVISION, ...SUPPO
 /** What a request brings: who is asking and the catalog in force for this request. */
 export interface ToolScope {
   workspace: Workspace;
-  /** undefined before the first publish: the server then lists no tools. */
+  /** undefined before the first publish: the server then lists no tools, resources or prompts. */
   catalog: InstalledCatalog | undefined;
-  /** A read-only key: tools that write are neither listed nor run. */
+  /** A read-only key: tools that write are neither listed nor run (resources and prompts only read). */
   readOnly: boolean;
 }
 
@@ -104,17 +108,44 @@ async function callTool(deps: ServerDeps, scope: ToolScope, name: string, args: 
   }
 }
 
+/** Resources and prompts exist once a catalog is published; a read-only key reads both. */
+function offerCatalog(
+  server: Server,
+  deps: ServerDeps,
+  workspace: Workspace,
+  catalog: InstalledCatalog,
+): void {
+  const refusing = <T>(work: () => Promise<T>) => refusalsAsErrors(deps.onInternalError, work);
+  server.setRequestHandler("resources/list", () => NO_RESOURCES);
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [DOCUMENT_TEMPLATE] }));
+  server.setRequestHandler("resources/read", (request) =>
+    refusing(() => readResource(deps, { workspace, uri: request.params.uri })),
+  );
+  server.setRequestHandler("prompts/list", () => catalogPrompts(catalog));
+  server.setRequestHandler("prompts/get", (request, ctx) =>
+    withProgress(
+      request.params._meta?.progressToken,
+      ctx.mcpReq.notify,
+      refusing(() =>
+        getPrompt(deps, { workspace, catalog, name: request.params.name, args: request.params.arguments }),
+      ),
+    ),
+  );
+}
+
 /** The server instance for one request (HTTP) or one connection. */
 export function toolServer(deps: ServerDeps, scope: ToolScope): Server {
-  const mcp = scope.catalog?.index.mcp?.def;
+  const { catalog } = scope;
+  const mcp = catalog?.index.mcp?.def;
+  const listed = { listChanged: false };
   const server = new Server(
     { name: mcp?.name ?? "engram", title: mcp?.title ?? "Engram", version: VERSION },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: listed, ...(catalog ? { resources: listed, prompts: listed } : {}) },
       ...(mcp?.instructions ? { instructions: mcp.instructions } : {}),
     },
   );
-  const tools = scope.catalog ? keyTools(scope.catalog, scope.readOnly) : [];
+  const tools = catalog ? keyTools(catalog, scope.readOnly) : [];
   server.setRequestHandler("tools/list", () => ({ tools: tools.map(mcpTool) }));
   server.setRequestHandler("tools/call", (request, ctx) =>
     withProgress(
@@ -123,6 +154,7 @@ export function toolServer(deps: ServerDeps, scope: ToolScope): Server {
       callTool(deps, scope, request.params.name, request.params.arguments),
     ),
   );
+  if (catalog) offerCatalog(server, deps, scope.workspace, catalog);
   return server;
 }
 

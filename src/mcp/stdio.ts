@@ -1,6 +1,7 @@
 // The local stdio adapter (`engram mcp`): an MCP server on stdin/stdout whose every request is
-// forwarded to POST /mcp of an Engram API, so it serves exactly the tools the workspace's key
-// sees there, re-authorized on every call. Only protocol messages go to stdout.
+// forwarded to POST /mcp of an Engram API, so it serves exactly the tools (and the resources and
+// prompts, when the API offers them) the workspace's key sees there, re-authorized on every
+// call. Only protocol messages go to stdout.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -25,16 +26,39 @@ export async function connectUpstream(target: ApiTarget): Promise<Client> {
   return client;
 }
 
-/** A local server that answers tools/list and tools/call from the upstream API. */
+/**
+ * A local server that answers from the upstream API: tools always, resources and prompts when
+ * the upstream advertised them when the adapter connected (a workspace with a published catalog).
+ */
 function proxyServer(upstream: Client): Server {
   const info = upstream.getServerVersion();
   const instructions = upstream.getInstructions();
+  const offered = upstream.getServerCapabilities();
+  const listed = { listChanged: false };
   const server = new Server(
     { name: info?.name ?? "engram", ...(info?.title ? { title: info.title } : {}), version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, ...(instructions ? { instructions } : {}) },
+    {
+      capabilities: {
+        tools: listed,
+        ...(offered?.resources ? { resources: listed } : {}),
+        ...(offered?.prompts ? { prompts: listed } : {}),
+      },
+      ...(instructions ? { instructions } : {}),
+    },
   );
   server.setRequestHandler("tools/list", (request) => upstream.listTools(request.params));
   server.setRequestHandler("tools/call", (request) => upstream.callTool(request.params));
+  if (offered?.resources) {
+    server.setRequestHandler("resources/list", (request) => upstream.listResources(request.params));
+    server.setRequestHandler("resources/templates/list", (request) =>
+      upstream.listResourceTemplates(request.params),
+    );
+    server.setRequestHandler("resources/read", (request) => upstream.readResource(request.params));
+  }
+  if (offered?.prompts) {
+    server.setRequestHandler("prompts/list", (request) => upstream.listPrompts(request.params));
+    server.setRequestHandler("prompts/get", (request) => upstream.getPrompt(request.params));
+  }
   return server;
 }
 

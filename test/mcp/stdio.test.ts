@@ -1,12 +1,13 @@
 // `engram mcp`: the stdio adapter as a child process against a listening API, driven by the
-// official client (both revisions) and by hand to check that stdout carries only JSON-RPC.
+// official client (both revisions: tools, resources and prompts) and by hand to check that stdout
+// carries only JSON-RPC.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEnv, ENGRAM_BIN, runCli } from "../support/cli.js";
-import { EXAMPLE_TOOLS, type McpHarness, mcpHarness, REVISIONS } from "../support/mcp.js";
+import { EXAMPLE_TOOLS, type McpHarness, mcpHarness, REVISIONS, type Revision } from "../support/mcp.js";
 
 let h: McpHarness;
 let env: Record<string, string>;
@@ -17,15 +18,21 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** The official client connected to a spawned `engram mcp` at `revision`. */
+async function stdioClient(revision: Revision): Promise<Client> {
+  const client = new Client(
+    { name: "stdio-test", version: "1" },
+    revision === "2026-07-28" ? { versionNegotiation: { mode: { pin: revision } } } : {},
+  );
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [ENGRAM_BIN, "mcp"], env, stderr: "pipe" }),
+  );
+  return client;
+}
+
 describe.each(REVISIONS)("engram mcp with the official client at %s", (revision) => {
   it("lists and calls the workspace's tools", async () => {
-    const client = new Client(
-      { name: "stdio-test", version: "1" },
-      revision === "2026-07-28" ? { versionNegotiation: { mode: { pin: revision } } } : {},
-    );
-    await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [ENGRAM_BIN, "mcp"], env, stderr: "pipe" }),
-    );
+    const client = await stdioClient(revision);
     try {
       expect(client.getNegotiatedProtocolVersion?.() ?? revision).toBe(revision);
       const { tools } = await client.listTools();
@@ -39,6 +46,46 @@ describe.each(REVISIONS)("engram mcp with the official client at %s", (revision)
       expect(read.structuredContent).toMatchObject({ id, text: `over stdio ${revision}` });
       const refused = await client.callTool({ name: "get_record", arguments: { id: "nope" } });
       expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("forwards the workspace's resources and prompts", async () => {
+    await h.test.writeRecords(h.headers, [
+      {
+        collection: "customer_facts",
+        entity: "stdio-co",
+        type: "fact",
+        key: "plan",
+        text: `Plan ${revision}`,
+      },
+    ]);
+    const client = await stdioClient(revision);
+    try {
+      expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {} });
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["engram://document/{entity}"]);
+      const { contents } = await client.readResource({ uri: "engram://document/stdio-co" });
+      const document = await h.test.app.inject({ url: "/document?entity=stdio-co", headers: h.headers });
+      expect(contents).toEqual([
+        { uri: "engram://document/stdio-co", mimeType: "application/json", text: document.body },
+      ]);
+      expect(document.body).toContain(`Plan ${revision}`);
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((p) => p.name)).toEqual(["support_brief"]);
+      const args = { customer: "stdio-co", question: "billing" };
+      const { messages } = await client.getPrompt({ name: "support_brief", arguments: args });
+      const render = await h.test.app.inject({
+        method: "POST",
+        url: "/artifacts/support_brief/render",
+        headers: h.headers,
+        payload: args,
+      });
+      expect(messages).toEqual([{ role: "user", content: { type: "text", text: render.json().content } }]);
+      await expect(client.getPrompt({ name: "support_brief", arguments: {} })).rejects.toThrow(
+        /customer: is required/,
+      );
     } finally {
       await client.close();
     }
