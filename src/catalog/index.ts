@@ -50,6 +50,7 @@ export {
 export {
   fieldValue,
   fillTemplate,
+  KEY_RULES,
   modelAlias,
   PROCESSOR_KINDS,
   TRIGGER_ON,

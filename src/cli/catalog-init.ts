@@ -1,7 +1,8 @@
-// `engram catalog init DIR [--name NAME]`: writes the starter catalog of ./catalog-template/
-// (plain, commented YAML files: the template is those files, not code) into a new or empty
-// directory, with the package renamed. The result is loaded with the catalog loader before
-// anything is written, so a template that would not publish never reaches a user.
+// `engram catalog init DIR [--template T] [--name NAME]`: writes a catalog template of
+// ./catalog-templates/T/ (plain, commented YAML files: the template is those files, not code)
+// into a new or empty directory, with the package renamed. Each template's manifest is
+// packages/T.yaml, package T. The result is loaded with the catalog loader before anything is
+// written, so a template that would not publish never reaches a user.
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,11 +10,16 @@ import { parse, stringify } from "yaml";
 import { loadCatalog, PACKAGE_NAME, readCatalogDirectory } from "../catalog/index.js";
 import { CliError } from "./run.js";
 
-export const TEMPLATE_DIR = fileURLToPath(new URL("./catalog-template/", import.meta.url));
-/** The package name of the template's manifest (packages/starter.yaml), and the default --name. */
-export const DEFAULT_PACKAGE_NAME = "starter";
-const TEMPLATE_MANIFEST = `packages/${DEFAULT_PACKAGE_NAME}.yaml`;
-const MANIFEST_NAME_LINE = new RegExp(`^name: ${DEFAULT_PACKAGE_NAME}(?= |$)`, "m");
+/**
+ * The templates (docs/catalog.md, "Start from engram catalog init"): `starter`, a minimal memory
+ * to grow; `conversation`, a chat agent's messages in and cited memories about the user out.
+ */
+export const TEMPLATES = ["starter", "conversation"] as const;
+export type Template = (typeof TEMPLATES)[number];
+export const DEFAULT_TEMPLATE: Template = "starter";
+
+const templateDir = (template: Template) =>
+  fileURLToPath(new URL(`./catalog-templates/${template}/`, import.meta.url));
 
 export interface InitResult {
   /** Relative paths written, in the order written. */
@@ -22,27 +28,44 @@ export interface InitResult {
   package: string;
 }
 
+export interface InitOptions {
+  template?: Template;
+  /** The package name; default the template's. */
+  name?: string;
+}
+
 /** The template's files, with the manifest renamed to `name` (path and name: line; comments kept). */
-export async function starterCatalog(
-  name: string,
+export async function templateCatalog(
+  options: InitOptions = {},
 ): Promise<{ files: Record<string, string>; package: string }> {
+  const template = options.template ?? DEFAULT_TEMPLATE;
+  if (!TEMPLATES.includes(template)) {
+    throw new CliError(
+      `--template ${JSON.stringify(template)} is not a template: use one of ${TEMPLATES.join(", ")}`,
+    );
+  }
+  const name = options.name ?? template;
   if (!PACKAGE_NAME.test(name)) {
     throw new CliError(
       `--name ${JSON.stringify(name)} is not a package name: use 1 to 64 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit`,
     );
   }
-  const template = await readCatalogDirectory(TEMPLATE_DIR);
-  const manifest = template[TEMPLATE_MANIFEST];
-  if (manifest === undefined || !MANIFEST_NAME_LINE.test(manifest)) {
-    throw new Error(`the catalog template has no ${TEMPLATE_MANIFEST} starting a line with "name: starter"`);
+  const manifestPath = `packages/${template}.yaml`;
+  const nameLine = new RegExp(`^name: ${template}(?= |$)`, "m");
+  const written = await readCatalogDirectory(templateDir(template));
+  const manifest = written[manifestPath];
+  if (manifest === undefined || !nameLine.test(manifest)) {
+    throw new Error(
+      `the ${template} catalog template has no ${manifestPath} starting a line with "name: ${template}"`,
+    );
   }
   const files: Record<string, string> = {};
-  for (const [path, text] of Object.entries(template)) {
-    if (path === TEMPLATE_MANIFEST) continue;
+  for (const [path, text] of Object.entries(written)) {
+    if (path === manifestPath) continue;
     files[path] = text;
   }
   // stringify quotes a name YAML would otherwise read as a number or boolean ("123", "true").
-  files[`packages/${name}.yaml`] = manifest.replace(MANIFEST_NAME_LINE, `name: ${stringify(name).trimEnd()}`);
+  files[`packages/${name}.yaml`] = manifest.replace(nameLine, `name: ${stringify(name).trimEnd()}`);
   const version = String((parse(manifest) as { version: unknown }).version);
   const ref = `${name}@${version}`;
   loadCatalog(files, ref);
@@ -62,9 +85,9 @@ async function checkTarget(dir: string): Promise<void> {
   }
 }
 
-/** Writes the starter catalog into DIR (created if missing); nothing is written on a refusal. */
-export async function initCatalog(dir: string, name: string = DEFAULT_PACKAGE_NAME): Promise<InitResult> {
-  const starter = await starterCatalog(name);
+/** Writes a template's catalog into DIR (created if missing); nothing is written on a refusal. */
+export async function initCatalog(dir: string, options: InitOptions = {}): Promise<InitResult> {
+  const starter = await templateCatalog(options);
   await checkTarget(dir);
   const paths = Object.keys(starter.files).sort();
   for (const path of paths) {

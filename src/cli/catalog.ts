@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { parse } from "yaml";
 import { readCatalogDirectory } from "../catalog/index.js";
-import { DEFAULT_PACKAGE_NAME, initCatalog, initReport } from "./catalog-init.js";
+import { DEFAULT_TEMPLATE, initCatalog, initReport, TEMPLATES, type Template } from "./catalog-init.js";
 import { CliError } from "./run.js";
 
 const DEFAULT_API_URL = "http://127.0.0.1:8080";
@@ -38,16 +38,20 @@ export function catalogCommand(): Command {
   const command = new Command("catalog").description("work with catalog packages");
   command
     .command("init")
-    .summary("write a minimal, commented catalog into a new or empty DIR")
+    .summary("write a commented catalog that publishes as it is into a new or empty DIR")
     .description(
-      "write a minimal, commented catalog into DIR that publishes as it is: an event and a keyed " +
+      "write a commented catalog into DIR that publishes as it is. starter: an event and a keyed " +
         "collection with full-text and embedding search, conf/models.yaml (the offline fake provider, " +
-        "an OpenAI-compatible one declared beside it) and a package manifest",
+        "an OpenAI-compatible one declared beside it) and a package manifest. conversation: a chat " +
+        "agent's messages, memories about the user extracted from them with citations (superseded " +
+        "and retracted as messages change them), a recall view, a profile artifact and MCP tools " +
+        "remember, recall, forget and profile",
     )
     .argument("<dir>", "the directory to write; created if missing, refused unless empty")
-    .option("--name <name>", "the package name", DEFAULT_PACKAGE_NAME)
-    .action(async (dir: string, options: { name: string }) => {
-      const result = await initCatalog(dir, options.name);
+    .option("--template <template>", `the catalog to write: ${TEMPLATES.join(" or ")}`, DEFAULT_TEMPLATE)
+    .option("--name <name>", "the package name (default: the template's name)")
+    .action(async (dir: string, options: { template: Template; name?: string }) => {
+      const result = await initCatalog(dir, options);
       process.stdout.write(initReport(dir, result));
     });
   command

@@ -112,6 +112,7 @@ const derivationSummary = shape({
     collection: str,
     type: str,
     keys: orNull(names),
+    key_rule: { enum: ["any", "dotted"], description: "the form of the keys the output chooses" },
     complete: bool,
     review: { enum: ["required", "none"] },
     max_records: nullable("integer"),

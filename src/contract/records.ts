@@ -221,6 +221,7 @@ export const DOCUMENT_HISTORY: RouteContract = {
           key: str,
           type: str,
           status: str,
+          text: { ...str, description: "what this version said (a memory or fact is mostly its text)" },
           content: anyObject,
           tombstone: bool,
           ready: bool,

@@ -25,7 +25,7 @@ export const TOOLS: RouteContract = {
         tools: listOf(
           shape({
             name: str,
-            kind: { enum: ["view", "artifact", "answer", "record", "ingest"] },
+            kind: { enum: ["view", "artifact", "answer", "record", "ingest", "retract"] },
             title: { type: ["string", "null"] },
             description: str,
             binding: shape({

@@ -4,7 +4,7 @@
 // their reason and never written:
 // - citations: a non-empty list of ids of evidence shown to this run (nothing else is citable);
 // - key: required by keyed and mixed collections, refused by event ones, within emit.keys when
-//   declared, once per output;
+//   declared, of emit.key_rule's form, once per output;
 // - text (not blank, unless retract) and content (the collection's schema) storable as written;
 // - retract: true writes a tombstone and needs a key;
 // - the key's active value is still the one the run read (a value written meanwhile is never
@@ -12,7 +12,7 @@
 // - at most emit.max_records rows.
 // With complete: true every declared key must be covered, else the run fails `emission`; a
 // non-empty output whose rows are all rejected fails too.
-import type { CollectionDef, EmitDef } from "../catalog/index.js";
+import { type CollectionDef, type EmitDef, KEY_RULES } from "../catalog/index.js";
 import { canonicalJson } from "../platform/hash.js";
 import { inputProblems } from "../platform/input.js";
 import { compileSchema } from "../platform/schema.js";
@@ -82,6 +82,8 @@ function rowProblem(
       return `a key (text of 1 to ${ROW_LIMITS.keyChars} characters) is required in ${collection.mode} collection ${collection.name}`;
     }
     if (emit.keys && !emit.keys.includes(key)) return `key "${key}" is not in emit.keys`;
+    const rule = KEY_RULES[emit.key_rule];
+    if (!rule.test(key)) return `key "${key}" does not follow emit.key_rule ${emit.key_rule}: ${rule.hint}`;
     if (context.seenKeys.has(key)) return `key "${key}" was already emitted by an earlier row`;
     if (context.current.get(key)?.record_id !== context.basis.get(key)?.record_id) {
       return `key "${key}" changed since the run read its evidence`;

@@ -12,7 +12,7 @@ import {
 import { AppError, validationError } from "../platform/errors.js";
 import { compileSchema, toFieldErrors } from "../platform/schema.js";
 import type { Workspace } from "../platform/workspace.js";
-import { getRecord, writeRecords } from "../records/index.js";
+import { getRecord, liveSlot, writeRecords } from "../records/index.js";
 import { runView } from "../search/index.js";
 import type { ToolDescriptor } from "./tools.js";
 
@@ -63,12 +63,32 @@ async function ingest(deps: ToolDeps, call: ToolCall) {
   return { id: original.id, ready: stored.ready as boolean, duplicate: true };
 }
 
+/** The type of the tombstone a retract tool writes. */
+export const RETRACTION_TYPE = "retraction";
+
+/**
+ * A tombstone for the slot through the keyed-write rules of POST /records; a slot with no live
+ * value has nothing to retract (404, nothing written).
+ */
+async function retract(deps: ToolDeps, call: ToolCall) {
+  const collection = boundCollection(call);
+  const { entity, key, reason } = call.args as { entity: string; key: string; reason?: string };
+  const live = await liveSlot(deps.db, call.workspace.id, { entity, collection, key });
+  if (live === null) {
+    throw new AppError("not_found", `${entity} holds no current value for key "${key}" in ${collection}`);
+  }
+  const row = { collection, entity, key, type: RETRACTION_TYPE, tombstone: true, text: reason ?? "" };
+  const { inserted } = await writeRecords(deps.db, call.workspace, [row], { maxBatch: deps.maxBatchRecords });
+  return { id: (inserted[0] as { id: string }).id, retracted_id: live };
+}
+
 /** Runs the call; the result is what the REST route of the tool's kind answers. */
 export async function runTool(deps: ToolDeps, call: ToolCall): Promise<unknown> {
   const { catalog, tool, workspace } = call;
-  // The destination of an ingest is the tool's: a collection argument is discarded (docs/api.md "MCP").
+  // The destination of an ingest or retraction is the tool's: a collection argument is discarded
+  // (docs/api.md "MCP").
   const { collection: _discarded, ...rest } = call.args;
-  const args = tool.kind === "ingest" ? rest : call.args;
+  const args = tool.kind === "ingest" || tool.kind === "retract" ? rest : call.args;
   checkArguments(tool, args);
   const reference = tool.binding.reference as string;
   switch (tool.kind) {
@@ -84,6 +104,8 @@ export async function runTool(deps: ToolDeps, call: ToolCall): Promise<unknown> 
       return getRecord(deps.db, workspace.id, args.id as string);
     case "ingest":
       return ingest(deps, { ...call, args });
+    case "retract":
+      return retract(deps, { ...call, args });
     case "answer":
       return answer(deps, workspace.id, args, { save: false });
   }

@@ -51,6 +51,8 @@ export const answerOutput = objectRoot({
   },
 });
 export const ingestOutput = objectRoot(shape({ id: uuid, ready: bool, duplicate: bool }));
+/** The tombstone written, and the value it retracted. */
+export const retractOutput = objectRoot(shape({ id: uuid, retracted_id: uuid }));
 
 /** View and artifact tools take their definition's parameters, nothing else. */
 export function parametersInput(params: Parameters<typeof parametersInputSchema>[0]): Schema {
@@ -90,3 +92,14 @@ export function ingestInput(collection: CollectionDef): Schema {
     additionalProperties: false,
   });
 }
+
+/** A retraction names the slot (entity and key) and may say why; the tombstone's type is fixed. */
+export const retractInput = objectRoot({
+  properties: {
+    entity: { ...row.entity, description: "the entity whose value is retracted" },
+    key: { ...row.key, type: "string", description: "the key whose current value no longer holds" },
+    reason: { ...row.text, description: "why it no longer holds (the tombstone's text)" },
+  },
+  required: ["entity", "key"],
+  additionalProperties: false,
+});

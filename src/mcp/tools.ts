@@ -12,6 +12,8 @@ import {
   parametersInput,
   recordInput,
   recordOutput,
+  retractInput,
+  retractOutput,
   viewOutput,
 } from "./schemas.js";
 
@@ -33,10 +35,13 @@ export interface ToolDescriptor {
   annotations: ToolAnnotations;
 }
 
-/** All closed-world and non-destructive (docs/api.md "MCP"); only ingest writes. */
+/**
+ * All closed-world and non-destructive (docs/api.md "MCP"): only ingest and retract write, and a
+ * retraction supersedes a value that stays in the slot's history.
+ */
 function annotations(kind: McpToolKind): ToolAnnotations {
   return {
-    readOnlyHint: kind !== "ingest",
+    readOnlyHint: kind !== "ingest" && kind !== "retract",
     destructiveHint: false,
     idempotentHint: kind === "view" || kind === "artifact" || kind === "record",
     openWorldHint: false,
@@ -61,6 +66,8 @@ function schemas(tool: McpToolDef, catalog: LoadedCatalog): { input: Schema; out
       if (!collection) throw new Error(`ingest tool ${tool.name}: collection ${reference} is not loaded`);
       return { input: ingestInput(collection), output: ingestOutput };
     }
+    case "retract":
+      return { input: retractInput, output: retractOutput };
     case "record":
       return { input: recordInput, output: recordOutput };
     case "answer":

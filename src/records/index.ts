@@ -30,6 +30,7 @@ export {
   currentHeads,
   getRecord,
   type HeadRow,
+  liveSlot,
   type RowFields,
   rowRecords,
   type StatusFilter,

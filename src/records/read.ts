@@ -189,6 +189,21 @@ export async function currentDocument(db: Queryable, workspaceId: string, q: Doc
   return { entity: q.entity, status: q.status, beliefs, retractions };
 }
 
+/** The id of a keyed slot's live active value; null when it has none (never set, or retracted). */
+export async function liveSlot(
+  db: Queryable,
+  workspaceId: string,
+  slot: { entity: string; collection: string; key: string },
+): Promise<string | null> {
+  const { rows } = await db.query<{ record_id: string }>(sql.LIVE_SLOT, [
+    workspaceId,
+    slot.entity,
+    slot.collection,
+    slot.key,
+  ]);
+  return rows[0]?.record_id ?? null;
+}
+
 export interface HistoryQuery {
   entity: string;
   collection: string;

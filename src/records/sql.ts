@@ -143,6 +143,15 @@ export const DOCUMENT_HEADS_AS_OF = `
   ORDER BY h.collection, h.key
   LIMIT $5`;
 
+/**
+ * The live active value of one keyed slot, or none: a retraction needs a value to retract (the
+ * slot's head, so one probe of the heads primary key).
+ */
+export const LIVE_SLOT = `
+  SELECT record_id FROM heads
+  WHERE workspace_id = $1 AND entity = $2 AND collection = $3 AND key = $4 AND status = 'active'
+    AND NOT tombstone`;
+
 export const DOCUMENT_HEADS = `
   SELECT ${HEAD_FIELDS}
   FROM heads h JOIN records r ON r.workspace_id = $1 AND r.id = h.record_id
@@ -153,13 +162,13 @@ export const DOCUMENT_HEADS = `
   LIMIT $5`;
 
 /**
- * A slot's versions, newest first, each with superseded_at: the created_at of the next version
+ * A slot's versions, newest first, each with its text (what the slot said then) and superseded_at: the created_at of the next version
  * of the same status (the one that replaced it, a tombstone included), null for the current one.
  * The next version may sit on a newer page, so it is looked up per row (records_slot_seq).
  */
 export const HISTORY = `
   SELECT r.id, r.seq, r.collection, r.collection_version, r.collection_hash, r.key, r.type, r.status,
-    r.content, r.tombstone, r.ready, r.run_id, r.citations, r.depth, r.occurred_at, r.created_at,
+    r.text, r.content, r.tombstone, r.ready, r.run_id, r.citations, r.depth, r.occurred_at, r.created_at,
     (SELECT n.created_at FROM records n
       WHERE n.workspace_id = $1 AND n.entity = r.entity AND n.collection = r.collection
         AND n.key = r.key AND n.status = r.status AND n.seq > r.seq

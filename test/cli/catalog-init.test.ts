@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { exampleCatalogRequest, loadCatalog, readCatalogDirectory } from "../../src/catalog/index.js";
-import { initCatalog } from "../../src/cli/catalog-init.js";
+import { initCatalog, type Template } from "../../src/cli/catalog-init.js";
 import { CliError } from "../../src/cli/run.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { cliEnv, runCli } from "../support/cli.js";
@@ -212,9 +212,55 @@ describe("engram catalog init refusals and --name", () => {
     expect(loadCatalog(files, `${name}@1.0.0`).package).toBe(`${name}@1.0.0`);
   });
 
+  it("--template conversation writes the conversation catalog, package conversation@1.0.0", async () => {
+    const dir = join(root, "chat");
+    const result = await runCli(["catalog", "init", dir, "--template", "conversation"], env);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `npm exec -- engram catalog publish ${dir} --package conversation@1.0.0\n`,
+    );
+    const files = await readCatalogDirectory(dir);
+    expect(Object.keys(files).sort()).toEqual([
+      "artifacts/profile.yaml",
+      "collections/conversation.yaml",
+      "conf/models.yaml",
+      "derivations/memories.yaml",
+      "mcp/conversation.yaml",
+      "packages/conversation.yaml",
+      "processors/embedder.yaml",
+      "search_profiles/conversation.yaml",
+      "views/recall.yaml",
+    ]);
+    const { index } = loadCatalog(files, "conversation@1.0.0");
+    expect(index.collections.get("messages@1")?.def.mode).toBe("event");
+    expect(index.collections.get("memories@1")?.def.mode).toBe("keyed");
+    expect(index.derivations.get("extract_memories")?.def.emit).toMatchObject({
+      collection: "memories",
+      key_rule: "dotted",
+      keys: null,
+    });
+    expect(index.mcp?.def.tools.map((tool) => [tool.name, tool.kind])).toEqual([
+      ["remember", "ingest"],
+      ["recall", "view"],
+      ["forget", "retract"],
+      ["profile", "artifact"],
+    ]);
+  });
+
+  it("refuses an unknown --template before writing anything", async () => {
+    const dir = join(root, "no-template");
+    const error = await initCatalog(dir, { template: "wiki" as Template }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as Error).message).toBe(
+      '--template "wiki" is not a template: use one of starter, conversation',
+    );
+    expect(await exists(dir)).toBe(false);
+  });
+
   it("a name YAML would read as a number is written quoted and stays a string", async () => {
     const dir = join(root, "numeric");
-    expect((await initCatalog(dir, "123")).package).toBe("123@1.0.0");
+    expect((await initCatalog(dir, { name: "123" })).package).toBe("123@1.0.0");
     const files = await readCatalogDirectory(dir);
     expect(parse(files["packages/123.yaml"] as string).name).toBe("123");
     expect(loadCatalog(files, "123@1.0.0").package).toBe("123@1.0.0");
@@ -230,7 +276,7 @@ describe("engram catalog init refusals and --name", () => {
     );
     expect(await exists(dir)).toBe(false);
     for (const name of ["-leading-dash", "x".repeat(65), "a/b", ""]) {
-      const error = await initCatalog(dir, name).catch((caught: unknown) => caught);
+      const error = await initCatalog(dir, { name }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(CliError);
       expect((error as Error).message).toContain(`--name ${JSON.stringify(name)} is not a package name`);
     }

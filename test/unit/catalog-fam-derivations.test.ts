@@ -48,6 +48,7 @@ describe("derivations: parse", () => {
       collection: "customer_facts",
       type: "profile",
       keys: ["tier", "summary"],
+      key_rule: "any",
       complete: true,
       review: "required",
       max_records: 10,
@@ -278,6 +279,20 @@ describe("derivations: parse", () => {
     expectDefinitionError(() => parse(value), "definition_unresolved", "derivations.0.emit.from");
   });
 
+  it("takes key_rule dotted for keys the output chooses, not beside emit.keys", () => {
+    const dotted = changed((d) => {
+      delete (d.emit as Record<string, unknown>).keys;
+      delete (d.emit as Record<string, unknown>).complete;
+      (d.emit as Record<string, unknown>).key_rule = "dotted";
+    });
+    expect(parse(dotted).emit.key_rule).toBe("dotted");
+    expect(parse(derivation()).emit.key_rule).toBe("any");
+    const both = changed((d) => {
+      (d.emit as Record<string, unknown>).key_rule = "dotted";
+    });
+    expectDefinitionError(() => parse(both), "definition_invalid", "derivations.0.emit.key_rule");
+  });
+
   it("refuses complete true without keys", () => {
     const value = changed((d) => {
       delete (d.emit as Record<string, unknown>).keys;
@@ -290,6 +305,7 @@ describe("derivations: parse", () => {
     ["complete", "yes"],
     ["max_records", 0],
     ["keys", []],
+    ["key_rule", "snake"],
     ["collection", "Customer"],
   ])("refuses emit.%s %j", (key, value) => {
     const bad = changed((d) => {

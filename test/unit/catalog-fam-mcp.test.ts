@@ -189,6 +189,21 @@ describe("mcp interface: link", () => {
     );
   });
 
+  it("binds a retract tool to a keyed collection and refuses an event one", () => {
+    const retract = (collection: string) =>
+      changed((v) => v.tools.push({ name: "forget", kind: "retract", description: "Forget", collection }));
+    expect(parse(retract("customer_facts@1")).tools[5]).toMatchObject({
+      kind: "retract",
+      binding: { kind: "collection", reference: "customer_facts@1" },
+    });
+    expect(() => link(retract("customer_facts@1"))).not.toThrow();
+    expectDefinitionError(
+      () => link(retract("customer_events@1")),
+      "definition_invalid",
+      "tools.5.collection",
+    );
+  });
+
   it("refuses an answer tool when no active collection is answerable", () => {
     const index = makeIndex((p) => {
       for (const c of p.collections) c.answerable = false;

@@ -1,6 +1,6 @@
 // Which of the workspace's tools an agent gets: all that the key sees, or those named and those of
-// the chosen kinds. The kind of a tool (view, artifact, answer, record, ingest) is in GET /tools,
-// not in the MCP listing, so it is read only when kinds are asked for.
+// the chosen kinds. The kind of a tool (view, artifact, answer, record, ingest, retract) is in
+// GET /tools, not in the MCP listing, so it is read only when kinds are asked for.
 import type { Engram } from "@engram/client";
 import type { Tool as McpTool } from "@modelcontextprotocol/client";
 
@@ -18,6 +18,7 @@ export const TOOL_ROLES = {
   remember: ["ingest"],
   recall: ["view", "artifact", "record"],
   answer: ["answer"],
+  forget: ["retract"],
 } as const satisfies Record<string, readonly ToolKind[]>;
 
 /** A tool is chosen when it is named or of a chosen kind; with neither option, all are. */

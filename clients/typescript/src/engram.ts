@@ -11,6 +11,13 @@ import {
   type WriteLimits,
   type WriteResult,
 } from "./batches.js";
+import {
+  type ConversationMessage,
+  messageRows,
+  type RecallOptions,
+  type RememberOptions,
+  recallArguments,
+} from "./conversation.js";
 import { delay } from "./delay.js";
 import { type ConsumeOptions, type ConsumeResult, consumeDelta } from "./delta.js";
 import type { paths } from "./generated/openapi.js";
@@ -329,6 +336,23 @@ export class Engram {
       );
     },
   };
+
+  /**
+   * Logs messages of a conversation with `entity` (the user) into the conversation starter's
+   * `messages` collection, where its extract_memories derivation reads them.
+   */
+  remember(
+    entity: string,
+    messages: ConversationMessage[],
+    options: CallOptions & RememberOptions = {},
+  ): Promise<WriteResult> {
+    return this.records.write(messageRows(entity, messages, options), options);
+  }
+
+  /** What memory holds about `entity` for a query: the conversation starter's `recall` view. */
+  recall(entity: string, query: string, options: CallOptions & RecallOptions = {}): Promise<T.ViewResponse> {
+    return this.views.query(options.view ?? "recall", recallArguments(entity, query, options), options);
+  }
 
   /** POST /promote: activates a reviewed run's draft output (a repeat answers already_promoted). */
   promote(request: T.PromoteRequest, options: CallOptions = {}): Promise<T.PromoteResponse> {

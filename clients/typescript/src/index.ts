@@ -1,4 +1,5 @@
 export { PartialWriteError, type WriteLimits, type WriteResult } from "./batches.js";
+export type { ConversationMessage, RecallOptions, RememberOptions } from "./conversation.js";
 export type { ConsumeOptions, ConsumeResult } from "./delta.js";
 export { type CallOptions, Engram, type EngramOptions } from "./engram.js";
 export { EngramError, type Problem } from "./errors.js";

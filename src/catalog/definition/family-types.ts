@@ -120,11 +120,16 @@ export interface DerivationTask {
   with: { prompt: string; output_schema: Record<string, unknown> };
 }
 
+/** The naming rules a derivation's emitted keys may be held to (emit.key_rule). */
+export type KeyRule = "any" | "dotted";
+
 export interface EmitDef {
   from: string;
   collection: string;
   type: string;
   keys: string[] | null;
+  /** The form of a key the output chooses itself (KEY_RULES); "any" for any key. */
+  key_rule: KeyRule;
   complete: boolean;
   review: "required" | "none";
   max_records: number | null;
@@ -170,7 +175,7 @@ export interface TriggerDef {
 }
 
 // The MCP interface (../families/mcp-interface.ts).
-export type McpToolKind = "view" | "artifact" | "answer" | "record" | "ingest";
+export type McpToolKind = "view" | "artifact" | "answer" | "record" | "ingest" | "retract";
 
 export type McpBindingKind = "view" | "artifact" | "collection";
 

@@ -20,6 +20,7 @@ export type {
   DocumentBlock,
   EmitDef,
   GraphMapping,
+  KeyRule,
   McpBindingKind,
   McpInterfaceDef,
   McpToolDef,

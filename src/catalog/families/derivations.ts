@@ -20,7 +20,8 @@
 // - tasks (required, at least one): {id (lowercase name, unique), use (llm), with: {prompt,
 //   output_schema (JSON Schema 2020-12)}}.
 // - emit (required): {from (a task id), collection (a collection name), type (record type),
-//   keys (optional unique list), complete (boolean, default false; true requires keys),
+//   keys (optional unique list), key_rule (any | dotted, default any; not with keys: the form
+//   of the keys the output chooses, KEY_RULES), complete (boolean, default false; true requires keys),
 //   review (required | none, default none), max_records (optional positive integer)}.
 //
 // Link: the model alias exists and is a model alias; every source collection is listed; the
@@ -36,6 +37,7 @@ import {
   type DerivationTask,
   type EmitDef,
   type Entry,
+  type KeyRule,
   NAME,
   NAME_HINT,
   type RecordStatus,
@@ -59,6 +61,19 @@ const LIMITS = [
   "max_wall_s",
 ] as const;
 const KEY_ITEM = { maxLength: 256 };
+
+/**
+ * emit.key_rule: the form a key the model chooses must take (docs/catalog.md, "Derivations").
+ * `dotted`: lowercase words of a-z, 0-9 and _ joined by single dots, at most 128 characters
+ * (`home.city`, `preference.food`), so that one fact lands in one slot however it is phrased.
+ */
+export const KEY_RULES: Record<KeyRule, { test: (key: string) => boolean; hint: string }> = {
+  any: { test: () => true, hint: "any key" },
+  dotted: {
+    test: (key) => key.length <= 128 && /^[a-z0-9_]+(\.[a-z0-9_]+)*$/.test(key),
+    hint: "lowercase words of a-z, 0-9 and _ joined by dots, at most 128 characters (e.g. home.city)",
+  },
+};
 
 function parseLimits(src: Def): DerivationLimits {
   src.fields(LIMITS, LIMITS);
@@ -133,7 +148,7 @@ function parseTask(src: Def): DerivationTask {
 
 function parseEmit(src: Def, tasks: DerivationTask[]): EmitDef {
   src.fields(
-    ["from", "collection", "type", "keys", "complete", "review", "max_records"],
+    ["from", "collection", "type", "keys", "key_rule", "complete", "review", "max_records"],
     ["from", "collection", "type"],
   );
   const from = src.at("from").string();
@@ -143,6 +158,13 @@ function parseEmit(src: Def, tasks: DerivationTask[]): EmitDef {
       .fail(`no task "${from}" (tasks: ${tasks.map((t) => t.id).join(", ")})`, "definition_unresolved");
   }
   const keys = src.at("keys").maybe()?.strings({ min: 1, item: KEY_ITEM }) ?? null;
+  const keyRule =
+    src
+      .at("key_rule")
+      .maybe()
+      ?.oneOf(Object.keys(KEY_RULES) as KeyRule[]) ?? "any";
+  if (keys && keyRule !== "any")
+    src.at("key_rule").fail("key_rule holds keys the output chooses; emit.keys already names every key");
   const complete = src.at("complete").maybe()?.boolean() ?? false;
   if (complete && !keys)
     src.at("complete").fail("complete true requires emit.keys (every declared key is written or retracted)");
@@ -151,6 +173,7 @@ function parseEmit(src: Def, tasks: DerivationTask[]): EmitDef {
     collection: parseName(src.at("collection")),
     type: src.at("type").string({ maxLength: 256 }),
     keys,
+    key_rule: keyRule,
     complete,
     review:
       src

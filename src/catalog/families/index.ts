@@ -5,6 +5,7 @@ export { contractHash, fieldValue, linkCollection, parseCollection } from "./col
 export {
   derivationSummary,
   inlineTrigger,
+  KEY_RULES,
   linkDerivation,
   modelAlias,
   parseDerivation,

@@ -4,7 +4,8 @@
 // Fields (strict): name (lowercase name), version (positive integer), title (optional text;
 // default: the name), instructions (optional text), description (optional), tools (required,
 // at least one, in the order tools/list returns them). Each tool: name (unique; MCP tool name
-// characters A-Z a-z 0-9 _ - ., 1 to 128), kind (view | artifact | answer | record | ingest),
+// characters A-Z a-z 0-9 _ - ., 1 to 128), kind (view | artifact | answer | record | ingest |
+// retract),
 // description (required text), title (optional), and the binding its kind takes (any other
 // binding key is refused):
 // | kind     | binding                   |
@@ -14,8 +15,10 @@
 // | answer   | none                      |
 // | record   | none                      |
 // | ingest   | collection: name@version  |
+// | retract  | collection: name@version  |
 // Link: every bound definition is listed by the same package (missingReference); an answer
-// tool needs an active listed collection that is answerable.
+// tool needs an active listed collection that is answerable; a retract tool's collection is
+// keyed or mixed (only a keyed slot can be retracted).
 import {
   type CatalogIndex,
   type Def,
@@ -30,7 +33,14 @@ import {
 } from "../definition/index.js";
 import { parseName } from "./processors.js";
 
-export const MCP_TOOL_KINDS: readonly McpToolKind[] = ["view", "artifact", "answer", "record", "ingest"];
+export const MCP_TOOL_KINDS: readonly McpToolKind[] = [
+  "view",
+  "artifact",
+  "answer",
+  "record",
+  "ingest",
+  "retract",
+];
 
 /** MCP tool names: 1 to 128 of A-Z, a-z, 0-9, _, - and . (MCP specification). */
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -42,6 +52,7 @@ export const TOOL_BINDING: Record<McpToolKind, McpBindingKind | null> = {
   answer: null,
   record: null,
   ingest: "collection",
+  retract: "collection",
 };
 const BINDING_KEYS: readonly McpBindingKind[] = ["view", "artifact", "collection"];
 const BINDING_FAMILY: Record<McpBindingKind, ReferenceFamily & ("views" | "artifacts" | "collections")> = {
@@ -110,6 +121,11 @@ export function linkMcpInterface(def: McpInterfaceDef, src: Def, index: CatalogI
       const { kind, reference } = tool.binding;
       const family = BINDING_FAMILY[kind];
       if (!index[family].has(reference)) missingReference(index, family, reference, at.at(kind));
+      else if (tool.kind === "retract" && index.collections.get(reference)?.def.mode === "event") {
+        at.at(kind).fail(
+          `a retract tool binds a keyed or mixed collection; ${reference} is an event collection`,
+        );
+      }
     }
     if (tool.kind === "answer") {
       const answerable = [...index.collections.values()].some(

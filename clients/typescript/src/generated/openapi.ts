@@ -2242,6 +2242,8 @@ export interface paths {
                                  * @description created_at of the version of the same status that replaced it; null while current
                                  */
                                 superseded_at: string | null;
+                                /** @description what this version said (a memory or fact is mostly its text) */
+                                text: string;
                                 tombstone: boolean;
                                 type: string;
                             }[];
@@ -3072,6 +3074,11 @@ export interface paths {
                                     collection: string;
                                     complete: boolean;
                                     from: string;
+                                    /**
+                                     * @description the form of the keys the output chooses
+                                     * @enum {unknown}
+                                     */
+                                    key_rule: "any" | "dotted";
                                     keys: null | string[];
                                     max_records: number | null;
                                     /** @enum {unknown} */
@@ -4651,7 +4658,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                                 /** @enum {unknown} */
-                                kind: "view" | "artifact" | "answer" | "record" | "ingest";
+                                kind: "view" | "artifact" | "answer" | "record" | "ingest" | "retract";
                                 name: string;
                                 output_schema: {
                                     [key: string]: unknown;
