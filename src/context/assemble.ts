@@ -14,7 +14,7 @@
 //   consumer); record_ids are the records rendered there; input_record_ids all of them in order.
 import { collectionPlaces, FENCE_TAG, type InstalledCatalog, requireCatalog } from "../catalog/index.js";
 import { validationError } from "../platform/errors.js";
-import { asOfInstant, currentHeads, delta, rowRecords, timeline } from "../records/index.js";
+import { currentHeads, delta, rowRecords, timeline, zonedInstant } from "../records/index.js";
 import {
   displayScoreNames,
   placesSearch,
@@ -135,7 +135,7 @@ async function deltaRows(deps: ContextDeps, workspaceId: string, entity: string,
 /** GET /context: the entity's components rendered within the budget. */
 export async function assembleContext(deps: ContextDeps, workspaceId: string, query: ContextQuery) {
   checkQuery(deps, query);
-  const asOf = asOfInstant(query.as_of);
+  const asOf = zonedInstant(query.as_of, "querystring.as_of");
   const catalog = await requireCatalog(deps.db, workspaceId);
   const { entity } = query;
   const budget = query.budget ?? Math.min(DEFAULT_CONTEXT_BUDGET, deps.renderBudgetTokens);

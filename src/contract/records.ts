@@ -1,6 +1,6 @@
-// The record routes (docs/api.md "Write and read records"): POST /records, GET /records/{id},
-// GET /records/{id}/cited-by, GET /timeline, GET /document, GET /document/history, GET /delta
-// and POST /cursor, each with its request and its reply.
+// The record routes (docs/api.md "Write and read records"): POST /records, GET /records,
+// GET /records/{id}, GET /records/{id}/cited-by, GET /timeline, GET /document,
+// GET /document/history, GET /delta and POST /cursor, each with its request and its reply.
 import { SEQ_MAX } from "../platform/input.js";
 import { ROW_SCHEMA, type StatusFilter } from "../records/index.js";
 import { shape } from "./closed-object.js";
@@ -153,6 +153,55 @@ export const TIMELINE: RouteContract = {
       },
     },
     response: { 200: page("records", compactRow) },
+  },
+};
+
+export const LIST_RECORDS: RouteContract = {
+  method: "GET",
+  url: "/records",
+  schema: {
+    summary: "The workspace's records across entities, newest first, filtered and paged",
+    tags,
+    querystring: {
+      ...strict,
+      properties: {
+        collection: {
+          ...nonBlank,
+          maxLength: 128,
+          description: "only this collection (_system only when named)",
+        },
+        type: { ...nonBlank, maxLength: 128, description: "only this record type" },
+        status: statusFilter("all"),
+        created_after: {
+          type: "string",
+          description: "only records created after it (ISO 8601 with a zone)",
+        },
+        created_before: {
+          type: "string",
+          description: "only records created before it (ISO 8601 with a zone)",
+        },
+        limit: { ...limit, default: 50 },
+        before: {
+          type: "string",
+          minLength: 1,
+          maxLength: 64,
+          description: "the next_before of the page before",
+        },
+      },
+    },
+    response: {
+      200: shape({
+        records: listOf({
+          ...compactRow,
+          properties: { ...compactRow.properties, entity: str },
+          required: [...compactRow.required, "entity"],
+        }),
+        next_before: {
+          type: ["string", "null"],
+          description: "the cursor of the next, older page; null on the last",
+        },
+      }),
+    },
   },
 };
 

@@ -22,9 +22,9 @@ export { enrichHandler } from "./enrich.js";
 export { type EntityPage, type EntityQuery, listEntities } from "./entities.js";
 export { forgetCursors, type RemovedRecord, removeRecords, restoreHeads } from "./erasure.js";
 export { ENRICH_JOB, type Inserted, insertRecords, lastSeq, lockSeq, type NewRecord } from "./insert.js";
+export { type ListQuery, listRecords } from "./list.js";
 export { type OwnRow, ownRecord } from "./own.js";
 export {
-  asOfInstant,
   citedBy,
   currentDocument,
   currentHeads,
@@ -36,6 +36,7 @@ export {
   type StatusFilter,
   slotHistory,
   timeline,
+  zonedInstant,
 } from "./read.js";
 export { onRecordsReady, type ReadyHook, type ReadyRecord } from "./ready-hooks.js";
 export {

@@ -92,14 +92,15 @@ export function timeline(db: Queryable, workspaceId: string, q: TimelineQuery) {
 }
 
 /**
- * The moment of an as_of read (docs/api.md "Memory over time"): an ISO 8601 timestamp with a
- * timezone, within years 1 to 9999; anything else is 422 request_schema naming the parameter.
+ * A moment a read takes (as_of, docs/api.md "Memory over time"; GET /records' created_after and
+ * created_before): an ISO 8601 timestamp with a timezone, within years 1 to 9999; anything else
+ * is 422 request_schema naming the parameter at `path`.
  */
-export function asOfInstant(value: string | undefined, path = "querystring.as_of"): Date | undefined {
+export function zonedInstant(value: string | undefined, path: string): Date | undefined {
   if (value === undefined) return undefined;
   if (!isZonedTimestamp(value)) {
     const message = "must be an ISO 8601 timestamp with a timezone (like 2026-11-20T09:30:00Z)";
-    throw validationError(`invalid as_of: ${message}`, [{ path, message }]);
+    throw validationError(`invalid ${path.split(".").pop()}: ${message}`, [{ path, message }]);
   }
   return new Date(value);
 }

@@ -113,6 +113,22 @@ export const TIMELINE = `
     AND ($9::timestamptz IS NULL OR date_trunc('milliseconds', created_at) <= $9)
   ORDER BY seq DESC LIMIT $8`;
 
+/**
+ * GET /records: the workspace's records across entities, newest first by the (workspace_id, seq)
+ * key; $2 collection ($9, _system, only when named), $3 type, $4 status, $5/$6 created after and
+ * before (exclusive, in the milliseconds replies carry), $7 the seq the page before ended at.
+ */
+export const LIST_RECORDS = `
+  SELECT id, seq, entity, collection, key, type, status, ready, tombstone, text, occurred_at, created_at
+  FROM records WHERE workspace_id = $1
+    AND ($2::text IS NULL OR collection = $2) AND (collection <> $9 OR $2::text = $9)
+    AND ($3::text IS NULL OR type = $3)
+    AND ($4::text IS NULL OR status = $4)
+    AND ($5::timestamptz IS NULL OR date_trunc('milliseconds', created_at) > $5)
+    AND ($6::timestamptz IS NULL OR date_trunc('milliseconds', created_at) < $6)
+    AND ($7::bigint IS NULL OR seq < $7)
+  ORDER BY seq DESC LIMIT $8`;
+
 export const DELTA = `
   SELECT id, seq, collection, entity, key, type, status, ready, tombstone, text, occurred_at, created_at
   FROM records WHERE ${FILTERS} AND seq > $7

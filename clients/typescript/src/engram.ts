@@ -124,6 +124,19 @@ export class Engram {
       }
       return result;
     },
+    /** GET /records: the workspace's records across entities, newest first, across pages. */
+    list: (query: T.RecordsQuery = {}, options: CallOptions = {}): Pages<T.ListedRecord, T.RecordsPage> =>
+      new Pages(
+        (before) =>
+          this.call(SAFE, options, (signal) =>
+            this.raw.GET("/records", {
+              params: { query: { ...query, before: before as string | undefined } },
+              signal,
+            }),
+          ),
+        (page) => page.records,
+        (page) => page.next_before,
+      ),
     /** GET /records/{id}: one full record. */
     get: (id: string, options: CallOptions = {}): Promise<T.StoredRecord> =>
       this.call(SAFE, options, (signal) =>

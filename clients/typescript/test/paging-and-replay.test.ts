@@ -54,6 +54,22 @@ describe("paging, batches and replay", () => {
     expect(stored).toHaveLength(BATCH);
   });
 
+  it("lists the workspace's records across entities and pages by the opaque cursor", async () => {
+    const listed = await engram.records
+      .list({ collection: "customer_events", type: "note", limit: 30 })
+      .toArray();
+    const timelines = [
+      ...(await engram.timeline({ entity: "paged", collections: ["customer_events"], limit: 100 }).toArray()),
+      ...(await engram
+        .timeline({ entity: "partial", collections: ["customer_events"], limit: 100 })
+        .toArray()),
+    ];
+    expect(listed.map((row) => row.id).sort()).toEqual(timelines.map((row) => row.id).sort());
+    const seqs = listed.map((row) => row.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    expect(new Set(listed.map((row) => row.entity))).toEqual(new Set(["paged", "partial"]));
+  });
+
   it("iterates a timeline across pages, newest first, each record once", async () => {
     const pages = [];
     for await (const page of engram

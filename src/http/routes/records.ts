@@ -8,6 +8,7 @@ import {
   DOCUMENT,
   DOCUMENT_HISTORY,
   GET_RECORD,
+  LIST_RECORDS,
   MOVE_CURSOR,
   TIMELINE,
   WRITE_RECORDS,
@@ -15,17 +16,21 @@ import {
 import { readDocument } from "../../derivations/index.js";
 import type { Db } from "../../platform/db/index.js";
 import {
-  asOfInstant,
   citedBy,
   delta,
   getRecord,
+  listRecords,
   moveCursor,
   type StatusFilter,
   slotHistory,
   timeline,
   writeRecords,
+  zonedInstant,
 } from "../../records/index.js";
 import { contractRoute } from "../contract-route.js";
+
+/** Where a bad as_of is named in a 422 (docs/api.md "Memory over time"). */
+const AS_OF = "querystring.as_of";
 
 interface RecordRouteDeps {
   db: Db;
@@ -51,6 +56,34 @@ function writeRoute(app: FastifyInstance, { db, config }: RecordRouteDeps): void
     ...contractRoute(WRITE_RECORDS),
     handler: async (request) =>
       writeRecords(db, request.workspace, request.body.records, { maxBatch: config.maxBatchRecords }),
+  });
+}
+
+interface ListQuery {
+  collection?: string;
+  type?: string;
+  status?: StatusFilter;
+  created_after?: string;
+  created_before?: string;
+  limit: number;
+  before?: string;
+}
+
+function listRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
+  app.route<{ Querystring: ListQuery }>({
+    ...contractRoute(LIST_RECORDS),
+    handler: async (request) => {
+      const q = request.query;
+      return listRecords(db, request.workspace.id, {
+        collection: q.collection,
+        type: q.type,
+        status: q.status ?? "all",
+        createdAfter: q.created_after,
+        createdBefore: q.created_before,
+        limit: q.limit,
+        before: q.before,
+      });
+    },
   });
 }
 
@@ -98,7 +131,7 @@ function timelineRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
         includeSystem: q.include_system ?? false,
         limit: q.limit,
         beforeSeq: q.before_seq,
-        asOf: asOfInstant(q.as_of),
+        asOf: zonedInstant(q.as_of, AS_OF),
       });
       return olderPage("records", page);
     },
@@ -116,7 +149,7 @@ function documentRoute(app: FastifyInstance, { db, config }: RecordRouteDeps): v
         collections: splitList(request.query.collections),
         status: request.query.status ?? "active",
         maxRecords: config.documentMaxRecords,
-        asOf: asOfInstant(request.query.as_of),
+        asOf: zonedInstant(request.query.as_of, AS_OF),
       }),
   });
 }
@@ -201,6 +234,7 @@ function cursorRoute(app: FastifyInstance, { db }: RecordRouteDeps): void {
 // In the order /openapi.json lists them.
 const RECORD_ROUTES = [
   writeRoute,
+  listRoute,
   getRoute,
   citedByRoute,
   timelineRoute,

@@ -3484,7 +3484,78 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The workspace's records across entities, newest first, filtered and paged */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description the next_before of the page before */
+                    before?: string;
+                    /** @description only this collection (_system only when named) */
+                    collection?: string;
+                    /** @description only records created after it (ISO 8601 with a zone) */
+                    created_after?: string;
+                    /** @description only records created before it (ISO 8601 with a zone) */
+                    created_before?: string;
+                    limit?: number;
+                    status?: "active" | "draft" | "all";
+                    /** @description only this record type */
+                    type?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details with a stable machine-readable code */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description the cursor of the next, older page; null on the last */
+                            next_before: string | null;
+                            records: {
+                                collection: string;
+                                /** Format: date-time */
+                                created_at?: string;
+                                entity: string;
+                                /** Format: uuid */
+                                id: string;
+                                key: string | null;
+                                /** Format: date-time */
+                                occurred_at?: string;
+                                ready: boolean;
+                                seq: number;
+                                status: string;
+                                text: string;
+                                tombstone: boolean;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Write a batch of records atomically */
         post: {
