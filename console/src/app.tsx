@@ -6,6 +6,7 @@ import { CatalogPage } from "./pages/catalog";
 import { EntitiesPage } from "./pages/entities";
 import { EntityPage } from "./pages/entity";
 import { ErasePage } from "./pages/erase";
+import { MemoriesPage } from "./pages/memories";
 import { OverviewPage } from "./pages/overview";
 import { RecordPage } from "./pages/record";
 import { SearchPage } from "./pages/search";
@@ -19,6 +20,7 @@ import type { WorkspaceInfo } from "./types";
 const PAGES: { path: string; title: string; render: (route: Route) => preact.JSX.Element; nav?: string }[] = [
   { path: "/", title: "Overview", nav: "Overview", render: () => <OverviewPage /> },
   { path: "/entities", title: "Entities", nav: "Entities", render: (r) => <EntitiesPage route={r} /> },
+  { path: "/memories", title: "Memories", nav: "Memories", render: (r) => <MemoriesPage route={r} /> },
   { path: "/entity", title: "Entity", render: (r) => <EntityPage route={r} /> },
   { path: "/record", title: "Record", render: (r) => <RecordPage route={r} /> },
   { path: "/search", title: "Search", nav: "Search", render: (r) => <SearchPage route={r} /> },

@@ -61,6 +61,7 @@ export type EntityDocument = ResponseBody<"/document", "get">;
 export type Belief = EntityDocument["beliefs"][number];
 export type Freshness = EntityDocument["freshness"][number];
 export type TimelinePage = ResponseBody<"/timeline", "get">;
+export type RecordsPage = ResponseBody<"/records", "get">;
 export type HistoryPage = ResponseBody<"/document/history", "get">;
 /** GET /records/{id}: one record with all its fields. */
 export type FullRecord = ResponseBody<"/records/{id}", "get">;
