@@ -6,6 +6,7 @@ import { CatalogPage } from "./pages/catalog";
 import { EntitiesPage } from "./pages/entities";
 import { EntityPage } from "./pages/entity";
 import { ErasePage } from "./pages/erase";
+import { KeysPage } from "./pages/keys";
 import { MemoriesPage } from "./pages/memories";
 import { OverviewPage } from "./pages/overview";
 import { RecordPage } from "./pages/record";
@@ -29,6 +30,7 @@ const PAGES: { path: string; title: string; render: (route: Route) => preact.JSX
   { path: "/run", title: "Derivation run", render: (r) => <RunPage route={r} /> },
   { path: "/catalog", title: "Catalog", nav: "Catalog", render: (r) => <CatalogPage route={r} /> },
   { path: "/erase", title: "Erase", nav: "Erase", render: (r) => <ErasePage route={r} /> },
+  { path: "/keys", title: "Keys", nav: "Keys", render: () => <KeysPage /> },
 ];
 
 export function App() {

@@ -6,6 +6,9 @@ import type { RequestBody, ResponseBody } from "../../clients/typescript/src/typ
 // Workspace, jobs and catalog.
 
 export type WorkspaceInfo = ResponseBody<"/workspace", "get">;
+export type KeyList = ResponseBody<"/keys", "get">;
+export type KeySummary = KeyList["keys"][number];
+export type CreatedKey = ResponseBody<"/keys", "post">;
 export type Job = ResponseBody<"/jobs/{id}", "get">;
 export type JobPage = ResponseBody<"/jobs", "get">;
 export type Backfill = ResponseBody<"/backfill", "get">["backfills"][number] & BackfillProgress;

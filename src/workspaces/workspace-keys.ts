@@ -2,7 +2,7 @@
 // several live at once, so a key is rotated by creating another, switching clients, then revoking
 // the old one. A key is shown once, when created; only its digest and its prefix are stored.
 import type { Queryable } from "../platform/db/index.js";
-import { AppError } from "../platform/errors.js";
+import { AppError, validationError } from "../platform/errors.js";
 import { isUuid } from "../platform/input.js";
 import { generateKey, isWellFormedKey, keyDigest, keyPrefix } from "./keys.js";
 import * as sql from "./sql.js";
@@ -53,14 +53,12 @@ const MAX_EXPIRY_MS = 3650 * UNIT_MS.d;
 const DURATION = /^([1-9][0-9]{0,6})([smhdw])$/;
 
 /** "30d", "12h", "90m", "45s", "2w" in milliseconds. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, path = "expires_in"): number {
   const match = DURATION.exec(text.trim());
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
   if (!(ms > 0 && ms <= MAX_EXPIRY_MS)) {
-    throw new AppError(
-      "request_schema",
-      `invalid duration "${text}": use a whole number and a unit s, m, h, d or w (like 30d or 12h), at most 3650d`,
-    );
+    const message = "use a whole number and a unit s, m, h, d or w (like 30d or 12h), at most 3650d";
+    throw validationError(`invalid duration "${text}": ${message}`, [{ path, message }]);
   }
   return ms;
 }

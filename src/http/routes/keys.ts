@@ -19,7 +19,7 @@ export function keyRoutes(app: FastifyInstance, db: Db): void {
     config: manageKeys,
     handler: async (request, reply) => {
       const { name, scope, expires_in } = request.body;
-      const expiresInMs = expires_in === undefined ? undefined : parseDuration(expires_in);
+      const expiresInMs = expires_in === undefined ? undefined : parseDuration(expires_in, "body.expires_in");
       const { workspace: _name, ...created } = await insertKey(db, request.workspace, {
         name,
         scope,
