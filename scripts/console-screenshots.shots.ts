@@ -33,7 +33,7 @@ it("writes docs/console/*.png", async () => {
         () => page.getByRole("link", { name: "acme", exact: true }).waitFor(),
       ],
       ["memories", "/console/memories", () => page.getByRole("table", { name: "Memories" }).waitFor()],
-    ["keys", "/console/keys", () => page.getByRole("table", { name: "Keys" }).waitFor()],
+      ["keys", "/console/keys", () => page.getByRole("table", { name: "Keys" }).waitFor()],
       [
         "entity",
         "/console/entity?entity=acme&tab=document",
