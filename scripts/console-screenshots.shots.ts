@@ -33,6 +33,11 @@ it("writes docs/console/*.png", async () => {
         () => page.getByRole("link", { name: "acme", exact: true }).waitFor(),
       ],
       ["memories", "/console/memories", () => page.getByRole("table", { name: "Memories" }).waitFor()],
+      [
+        "write",
+        "/console/entity?entity=acme&tab=write&collection=customer_events",
+        () => page.getByLabel("Type").waitFor(),
+      ],
       ["keys", "/console/keys", () => page.getByRole("table", { name: "Keys" }).waitFor()],
       [
         "entity",

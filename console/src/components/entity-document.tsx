@@ -1,20 +1,37 @@
 // The entity page's Document tab: GET /document (current beliefs per collection and key,
 // retractions, and the freshness of the read-triggered derivations that feed the entity).
 import { api } from "../api";
+import { useReadOnly, writeControl } from "../read-only";
 import { href } from "../router";
 import type { Belief, EntityDocument, Freshness } from "../types";
 import { LoadStatus, RefreshButton, Section } from "./common";
+import { ActionConfirm, ActionOutcome, useConfirmedAction } from "./confirmed-action";
 import { DataTable } from "./data-table";
 import { Link } from "./link";
 import { KeyLink, RecordLink, RecordLinks, RecordTextCell, StateBadge } from "./records-links";
 import { Age } from "./time";
 import { type Loaded, useApi } from "./use-api";
 
+/** The type of the tombstone a retraction writes (the MCP retract tool's too, docs/api.md "MCP"). */
+const RETRACTION_TYPE = "retraction";
+
 export function EntityDocumentTab(props: { entity: string }) {
+  const readOnly = useReadOnly();
   const doc = useApi(
     (signal) => api<EntityDocument>("GET", "/document", { query: { entity: props.entity }, signal }),
     [props.entity],
   );
+  const retract = useConfirmedAction(async (belief: Belief) => {
+    const row = {
+      collection: belief.collection,
+      entity: props.entity,
+      key: belief.key,
+      type: RETRACTION_TYPE,
+      tombstone: true,
+    };
+    await api("POST", "/records", { body: { records: [row] } });
+    return `${belief.key} is retracted: it left the document, and its history keeps the value it had.`;
+  }, doc.reload);
   const d = doc.data;
   const byCollection = new Map<string, Belief[]>();
   for (const belief of d?.beliefs ?? []) {
@@ -28,7 +45,17 @@ export function EntityDocumentTab(props: { entity: string }) {
       {d ? (
         <>
           <FreshnessSection freshness={d.freshness} doc={doc} />
+          <ActionConfirm action={retract} title="Retract this fact?" confirmLabel="Retract">
+            {(belief) => (
+              <p>
+                A tombstone for <code>{belief.key}</code> in {belief.collection}: the fact leaves the
+                document, searches and answers, and its history keeps “{belief.text}” and when it held.
+                Writing the key again later sets it anew.
+              </p>
+            )}
+          </ActionConfirm>
           <Section title={`Beliefs (${d.beliefs.length})`}>
+            <ActionOutcome action={retract} />
             {d.beliefs.length === 0 ? (
               <p class="muted">No current keyed facts. Events are listed in the timeline.</p>
             ) : null}
@@ -40,7 +67,15 @@ export function EntityDocumentTab(props: { entity: string }) {
                 <DataTable
                   label={`Beliefs in ${collection}`}
                   class="beliefs-table"
-                  columns={["Key", "Value", "Type", "Cites", "Record", "Written"]}
+                  columns={[
+                    "Key",
+                    "Value",
+                    "Type",
+                    "Cites",
+                    "Record",
+                    "Written",
+                    { label: "Actions", hidden: true },
+                  ]}
                 >
                   {beliefs.map((belief) => (
                     <tr key={belief.id}>
@@ -66,6 +101,23 @@ export function EntityDocumentTab(props: { entity: string }) {
                       </td>
                       <td class="nowrap">
                         <Age at={belief.created_at} />
+                      </td>
+                      <td class="row-actions">
+                        {readOnly ? null : (
+                          <Link
+                            href={href("/entity", { entity: props.entity, tab: "write", from: belief.id })}
+                          >
+                            Correct<span class="sr-only"> {belief.key}</span>
+                          </Link>
+                        )}{" "}
+                        <button
+                          type="button"
+                          {...writeControl(readOnly)}
+                          onClick={() => retract.ask(belief)}
+                          aria-label={`Retract ${belief.key}`}
+                        >
+                          Retract
+                        </button>
                       </td>
                     </tr>
                   ))}

@@ -127,8 +127,9 @@ function Versions(props: {
               columns={[
                 { label: "Seq", num: true },
                 "Written",
+                "Superseded",
                 "Type",
-                "Content",
+                "Value",
                 "Cites",
                 "Run",
                 { label: "Depth", num: true },
@@ -141,10 +142,14 @@ function Versions(props: {
                   <td class="nowrap">
                     <Age at={v.created_at} />
                   </td>
+                  <td class="nowrap">
+                    {v.superseded_at ? <Age at={v.superseded_at} /> : <span class="muted">—</span>}
+                  </td>
                   <td>
                     {v.type} <span class="muted">v{v.collection_version}</span>
                   </td>
                   <td class="text-cell">
+                    {v.text ? <span>{v.text} </span> : null}
                     <code class="content-inline">{compactJson(v.content) || (v.tombstone ? "" : "{}")}</code>{" "}
                     <RecordFlags status={v.status} ready={v.ready} tombstone={v.tombstone} />
                     {v.id === current ? <span class="badge fresh">current</span> : null}

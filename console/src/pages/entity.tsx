@@ -2,6 +2,7 @@ import { EntityDocumentTab } from "../components/entity-document";
 import { EntityDraftsTab } from "../components/entity-drafts";
 import { EntityHistoryTab } from "../components/entity-history";
 import { EntityTimelineTab } from "../components/entity-timeline";
+import { EntityWriteTab } from "../components/entity-write";
 import { Link } from "../components/link";
 import { OpenForm } from "../components/open-form";
 import { href, navigate, type Route } from "../router";
@@ -11,12 +12,14 @@ export const ENTITY_TABS = [
   { id: "timeline", label: "Timeline" },
   { id: "history", label: "History" },
   { id: "drafts", label: "Drafts" },
+  { id: "write", label: "Write" },
 ] as const;
 
 /**
- * /console/entity?entity=E&tab=document|timeline|history|drafts — one entity's current document,
- * timeline, a keyed fact's history and the drafts of reviewed derivations. Each tab keeps its own
- * state in the query (timeline: status, system, before; history: collection, key, before).
+ * /console/entity?entity=E&tab=document|timeline|history|drafts|write — one entity's current
+ * document, timeline, a keyed fact's history, the drafts of reviewed derivations, and a form to
+ * add a record or correct a fact. Each tab keeps its own state in the query (timeline: status,
+ * system, before; history: collection, key, before; write: collection, from).
  */
 export function EntityPage(props: { route: Route }) {
   const q = props.route.query;
@@ -63,6 +66,9 @@ export function EntityPage(props: { route: Route }) {
         />
       ) : null}
       {tab === "drafts" ? <EntityDraftsTab entity={entity} /> : null}
+      {tab === "write" ? (
+        <EntityWriteTab entity={entity} from={q.get("from") ?? ""} collection={q.get("collection") ?? ""} />
+      ) : null}
     </>
   );
 }
