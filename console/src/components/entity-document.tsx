@@ -15,11 +15,16 @@ import { type Loaded, useApi } from "./use-api";
 /** The type of the tombstone a retraction writes (the MCP retract tool's too, docs/api.md "MCP"). */
 const RETRACTION_TYPE = "retraction";
 
-export function EntityDocumentTab(props: { entity: string }) {
-  const readOnly = useReadOnly();
+export function EntityDocumentTab(props: { entity: string; asOf: string }) {
+  // A document as of a past moment is history: nothing in it is corrected or retracted from there.
+  const readOnly = useReadOnly() || props.asOf !== "";
   const doc = useApi(
-    (signal) => api<EntityDocument>("GET", "/document", { query: { entity: props.entity }, signal }),
-    [props.entity],
+    (signal) =>
+      api<EntityDocument>("GET", "/document", {
+        query: { entity: props.entity, as_of: props.asOf || undefined },
+        signal,
+      }),
+    [props.entity, props.asOf],
   );
   const retract = useConfirmedAction(async (belief: Belief) => {
     const row = {

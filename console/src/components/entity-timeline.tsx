@@ -1,5 +1,5 @@
 // The entity page's Timeline tab: GET /timeline newest first, paged by next_before_seq, with the
-// status filter (active, draft or all rows) and the system-rows toggle in the URL.
+// status filter (active, draft or all rows), the system-rows toggle and as_of in the URL.
 import { api } from "../api";
 import { href, navigate } from "../router";
 import type { TimelinePage } from "../types";
@@ -21,6 +21,8 @@ export function EntityTimelineTab(props: {
   status: string;
   system: boolean;
   before: string;
+  /** Memory as it was at this moment (ISO 8601), or "" for now. */
+  asOf: string;
 }) {
   const status = STATUSES.some((s) => s.value === props.status) ? props.status : "active";
   const page = useApi(
@@ -32,10 +34,11 @@ export function EntityTimelineTab(props: {
           include_system: props.system ? true : undefined,
           limit: PAGE_SIZE,
           before_seq: props.before || undefined,
+          as_of: props.asOf || undefined,
         },
         signal,
       }),
-    [props.entity, status, props.system, props.before],
+    [props.entity, status, props.system, props.before, props.asOf],
   );
   const go = (
     change: { status?: string; system?: boolean; before?: string | number | null },
@@ -48,6 +51,7 @@ export function EntityTimelineTab(props: {
         status: (change.status ?? status) === "active" ? undefined : (change.status ?? status),
         system: (change.system ?? props.system) ? "true" : undefined,
         before: change.before === undefined ? props.before : change.before,
+        as_of: props.asOf || undefined,
       }),
       replace,
     );

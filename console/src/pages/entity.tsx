@@ -25,6 +25,7 @@ export function EntityPage(props: { route: Route }) {
   const q = props.route.query;
   const entity = q.get("entity") ?? "";
   const tab = ENTITY_TABS.some((t) => t.id === q.get("tab")) ? (q.get("tab") as string) : "document";
+  const asOf = q.get("as_of") ?? "";
   if (!entity) return <OpenEntity />;
   return (
     <>
@@ -43,18 +44,33 @@ export function EntityPage(props: { route: Route }) {
       </header>
       <nav class="tabs" aria-label="Entity views">
         {ENTITY_TABS.map((t) => (
-          <Link key={t.id} href={href("/entity", { entity, tab: t.id })} current={t.id === tab}>
+          <Link
+            key={t.id}
+            href={href("/entity", {
+              entity,
+              tab: t.id,
+              as_of: t.id === "document" || t.id === "timeline" ? asOf : undefined,
+            })}
+            current={t.id === tab}
+          >
             {t.label}
           </Link>
         ))}
       </nav>
-      {tab === "document" ? <EntityDocumentTab entity={entity} /> : null}
+      {tab === "document" || tab === "timeline" ? (
+        <AsOfControl
+          asOf={asOf}
+          onChange={(value) => navigate(href("/entity", { entity, tab, as_of: value }))}
+        />
+      ) : null}
+      {tab === "document" ? <EntityDocumentTab entity={entity} asOf={asOf} /> : null}
       {tab === "timeline" ? (
         <EntityTimelineTab
           entity={entity}
           status={q.get("status") ?? "active"}
           system={q.get("system") === "true"}
           before={q.get("before") ?? ""}
+          asOf={asOf}
         />
       ) : null}
       {tab === "history" ? (
@@ -88,5 +104,45 @@ function OpenEntity() {
         </p>
       </OpenForm>
     </>
+  );
+}
+
+/** "2026-12-06T10:03:43" (a datetime-local value, read as UTC) → ISO 8601; "" stays "". */
+function utcInstant(local: string): string {
+  if (!local) return "";
+  const at = Date.parse(`${local}Z`);
+  return Number.isFinite(at) ? new Date(at).toISOString() : "";
+}
+
+/**
+ * Memory as it was at a moment (docs/api.md "Memory over time"): the document and the timeline read
+ * with as_of, kept in the URL; "Now" goes back to memory as it is.
+ */
+function AsOfControl(props: { asOf: string; onChange: (value: string | undefined) => void }) {
+  const shown = props.asOf ? props.asOf.replace(/(\.\d+)?Z$/, "").slice(0, 19) : "";
+  return (
+    <form class="field-row as-of" onSubmit={(event) => event.preventDefault()}>
+      <div class="field">
+        <label for="entity-as-of">As of (UTC)</label>
+        <input
+          id="entity-as-of"
+          type="datetime-local"
+          step={1}
+          value={shown}
+          onChange={(e) => props.onChange(utcInstant(e.currentTarget.value) || undefined)}
+        />
+      </div>
+      {props.asOf ? (
+        <>
+          <p class="note" role="status">
+            Memory as it was at {props.asOf}: records written later are left out, and each key shows the value
+            it had then.
+          </p>
+          <button type="button" onClick={() => props.onChange(undefined)}>
+            Now
+          </button>
+        </>
+      ) : null}
+    </form>
   );
 }
