@@ -51,14 +51,26 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   const headers: Record<string, string> = { accept: "application/json" };
   if (key) headers.authorization = `Bearer ${key}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(withQuery(path, options.query), {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: options.signal,
-    credentials: "omit",
-    cache: "no-store",
-  });
+  let response: Response;
+  try {
+    response = await fetch(withQuery(path, options.query), {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+      credentials: "omit",
+      cache: "no-store",
+    });
+  } catch (error) {
+    // No answer at all (the server stopped, the network is down): said as such, not "Failed to fetch".
+    if (options.signal?.aborted) throw error;
+    throw new ApiError(
+      0,
+      "unreachable",
+      `The Engram server at ${location.origin} cannot be reached: check that it is running, then try again.`,
+      {},
+    );
+  }
   const text = await response.text();
   let body: unknown = null;
   try {

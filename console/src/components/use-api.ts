@@ -28,6 +28,26 @@ export function useApi<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkno
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/** How often the worker page's lists reload while the page is shown. */
+export const LIVE_RELOAD_MS = 5000;
+
+/**
+ * Calls `reload` every `ms` while the page is visible, and at once when it is shown again; a hidden
+ * tab sends nothing.
+ */
+export function useLiveReload(reload: () => void, ms = LIVE_RELOAD_MS): void {
+  useEffect(() => {
+    const visible = () => document.visibilityState === "visible";
+    const timer = setInterval(() => visible() && reload(), ms);
+    const onShown = () => visible() && reload();
+    document.addEventListener("visibilitychange", onShown);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onShown);
+    };
+  }, [reload, ms]);
+}
+
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) return error.detail;
   return error instanceof Error ? error.message : String(error);

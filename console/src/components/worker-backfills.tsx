@@ -8,7 +8,7 @@ import { ActionConfirm, ActionOutcome, useConfirmedAction } from "./confirmed-ac
 import { DataTable } from "./data-table";
 import { StateBadge } from "./records-links";
 import { When } from "./time";
-import { useApi } from "./use-api";
+import { useApi, useLiveReload } from "./use-api";
 import { ErrorCell } from "./worker-format";
 
 const target = (b: Backfill) => `${b.processor} over ${b.collection}@${b.version}`;
@@ -30,6 +30,7 @@ const COLUMNS = [
 export function BackfillsSection() {
   const readOnly = useReadOnly();
   const backfills = useApi((signal) => api<{ backfills: Backfill[] }>("GET", "/backfill", { signal }), []);
+  useLiveReload(backfills.reload);
   const cancel = useConfirmedAction(async (backfill: Backfill) => {
     await api("POST", `/backfill/${encodeURIComponent(backfill.id)}/cancel`);
     return `The backfill of ${target(backfill)} stops at its next batch boundary.`;

@@ -10,7 +10,7 @@ import { DataTable } from "./data-table";
 import { OptionSelect } from "./form-inputs";
 import { RunLink, StateBadge } from "./records-links";
 import { When } from "./time";
-import { useApi } from "./use-api";
+import { useApi, useLiveReload } from "./use-api";
 import { ErrorCell, ShortId } from "./worker-format";
 
 export const JOB_STATES: Job["state"][] = ["queued", "running", "succeeded", "dead", "cancelled"];
@@ -44,6 +44,7 @@ export function JobsSection(props: { route: Route }) {
     (signal) => api<JobPage>("GET", "/jobs", { query: { state, kind, before, limit: PAGE_SIZE }, signal }),
     [state, kind, before],
   );
+  useLiveReload(jobs.reload);
   const retry = useConfirmedAction(async (job: Job) => {
     const requeued = await api<Job>("POST", `/jobs/${encodeURIComponent(job.id)}/retry`);
     return `Job ${job.kind} ${job.id.slice(0, 8)} is ${requeued.state} again.`;

@@ -10,7 +10,7 @@ import { OptionSelect, TextInput } from "./form-inputs";
 import { Link } from "./link";
 import { EntityLink, StateBadge } from "./records-links";
 import { duration, When } from "./time";
-import { useApi } from "./use-api";
+import { useApi, useLiveReload } from "./use-api";
 
 const RUN_STATUSES = ["running", "succeeded", "failed", "skipped"];
 const PAGE_SIZE = 20;
@@ -67,6 +67,7 @@ export function RunsSection(props: { route: Route }) {
       }),
     [status, processor, entity, before],
   );
+  useLiveReload(runs.reload);
   // The text filters apply on submit; the URL stays the truth after a reload or back.
   const [draft, setDraft] = useState({ processor, entity });
   useEffect(() => setDraft({ processor, entity }), [processor, entity]);

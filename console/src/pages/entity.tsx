@@ -1,3 +1,4 @@
+import { api } from "../api";
 import { EntityDocumentTab } from "../components/entity-document";
 import { EntityDraftsTab } from "../components/entity-drafts";
 import { EntityHistoryTab } from "../components/entity-history";
@@ -5,7 +6,9 @@ import { EntityTimelineTab } from "../components/entity-timeline";
 import { EntityWriteTab } from "../components/entity-write";
 import { Link } from "../components/link";
 import { OpenForm } from "../components/open-form";
+import { useApi } from "../components/use-api";
 import { href, navigate, type Route } from "../router";
+import type { TimelinePage } from "../types";
 
 export const ENTITY_TABS = [
   { id: "document", label: "Document" },
@@ -26,7 +29,17 @@ export function EntityPage(props: { route: Route }) {
   const entity = q.get("entity") ?? "";
   const tab = ENTITY_TABS.some((t) => t.id === q.get("tab")) ? (q.get("tab") as string) : "document";
   const asOf = q.get("as_of") ?? "";
+  // Whether the workspace holds any record of the entity: an unknown one is said so, not shown empty.
+  const known = useApi(
+    (signal) =>
+      entity
+        ? api<TimelinePage>("GET", "/timeline", { query: { entity, status: "all", limit: 1 }, signal })
+        : Promise.resolve(undefined),
+    [entity],
+  );
   if (!entity) return <OpenEntity />;
+  if (known.data && known.data.records.length === 0 && tab !== "write")
+    return <UnknownEntity entity={entity} />;
   return (
     <>
       <header class="page-head">
@@ -144,5 +157,21 @@ function AsOfControl(props: { asOf: string; onChange: (value: string | undefined
         </>
       ) : null}
     </form>
+  );
+}
+
+/** An entity the workspace holds no record of: said so, with a way to write its first record. */
+function UnknownEntity(props: { entity: string }) {
+  return (
+    <>
+      <h1 class="entity-title">{props.entity}</h1>
+      <p class="note" role="status">
+        No entity “{props.entity}” in this workspace: no record names it (or every one was erased).
+      </p>
+      <p>
+        <Link href={href("/entities", { prefix: props.entity.slice(0, 3) })}>Look for similar names</Link> ·{" "}
+        <Link href={href("/entity", { entity: props.entity, tab: "write" })}>Write its first record</Link>
+      </p>
+    </>
   );
 }
