@@ -78,6 +78,16 @@ it("writes docs/console/*.png", async () => {
       await page.screenshot({ path: new URL(`${name}.png`, OUT).pathname });
       console.log(`docs/console/${name}.png`);
     }
+    // The same pages in the dark scheme and on a phone.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto(`${server.url}/console/entity?entity=acme&tab=document`);
+    await page.getByText("Enterprise plan").first().waitFor();
+    await page.screenshot({ path: new URL("entity-dark.png", OUT).pathname });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/console/memories`);
+    await page.getByRole("table", { name: "Memories" }).waitFor();
+    await page.screenshot({ path: new URL("memories-phone.png", OUT).pathname });
     await browser.close();
   } finally {
     await server.close();

@@ -47,6 +47,9 @@ function Shell() {
     api<WorkspaceInfo>("GET", "/workspace").then(setWorkspace, () => undefined);
   }, []);
   const page = PAGES.find((p) => p.path === route.path);
+  // The phone-width menu (styles.css) closes whenever the page changes.
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [route.path, route.query.toString()]);
   useEffect(() => {
     document.title = `${page?.title ?? "Not found"} · ${workspace?.name ?? "Engram"} · Engram console`;
   }, [page, workspace]);
@@ -65,7 +68,16 @@ function Shell() {
             read-only
           </span>
         ) : null}
-        <nav aria-label="Console">
+        <button
+          type="button"
+          class="menu-toggle"
+          aria-expanded={menu}
+          aria-controls="console-nav"
+          onClick={() => setMenu(!menu)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Console" id="console-nav" class={menu ? "open" : undefined}>
           {PAGES.filter((p) => p.nav).map((p) => (
             <Link key={p.path} href={href(p.path)} current={p.path === route.path}>
               {p.nav}
@@ -77,7 +89,8 @@ function Shell() {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <ReadOnlyContext.Provider value={workspace?.key.scope === "read_only"}>
+        {/* Until GET /workspace says the key's scope, no control that writes is active. */}
+        <ReadOnlyContext.Provider value={!workspace || workspace.key.scope === "read_only"}>
           {page ? (
             page.render(route)
           ) : (

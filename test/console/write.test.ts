@@ -92,6 +92,6 @@ consoleSuite("console: writing records", {}, (ctx) => {
     await page.getByLabel("Collection").waitFor();
     const submit = page.getByRole("button", { name: "Add record" });
     expect(await submit.isDisabled()).toBe(true);
-    expect(await submit.getAttribute("title")).toContain("key_read_only");
+    await expect.poll(() => submit.getAttribute("title")).toContain("key_read_only");
   });
 });

@@ -109,7 +109,7 @@ export function TriggerReasons(props: { run: RunDetail }) {
       {reasons.length === 0 ? (
         <p class="muted">No reason recorded.</p>
       ) : (
-        <DataTable label="Trigger reasons" columns={["On", "Trigger", "Details"]} bare>
+        <DataTable label="Trigger reasons" columns={["On", "Trigger", "Details"]}>
           {reasons.map((reason, i) => {
             const { on, trigger, ...rest } = reason;
             return (
@@ -131,7 +131,7 @@ export function TriggerReasons(props: { run: RunDetail }) {
 function HeadsTable(props: { heads: ReceiptHead[]; label: string }) {
   if (props.heads.length === 0) return <p class="muted">None.</p>;
   return (
-    <DataTable label={props.label} columns={["Collection", "Key", "Head record"]} bare>
+    <DataTable label={props.label} columns={["Collection", "Key", "Head record"]}>
       {props.heads.map((head) => (
         <tr key={`${head.collection}/${head.key}`}>
           <td>{head.collection ?? "—"}</td>
@@ -174,7 +174,6 @@ export function ReadReceipt(props: { run: RunDetail }) {
             { label: "Tokens", num: true },
             "Truncated",
           ]}
-          bare
         >
           {sources.map((source) => (
             <tr key={source.name}>
@@ -252,7 +251,7 @@ export function CandidateSet(props: { run: RunDetail }) {
       {set.divergence.length === 0 ? (
         <p class="muted">None.</p>
       ) : (
-        <DataTable label="Divergence" columns={["Key", "Change"]} bare>
+        <DataTable label="Divergence" columns={["Key", "Change"]}>
           {set.divergence.map((entry) => (
             <tr key={entry.key}>
               <td>
@@ -270,7 +269,7 @@ export function CandidateSet(props: { run: RunDetail }) {
       {run.keyed_divergence && run.keyed_divergence.length > 0 ? (
         <>
           <h3>Keyed divergence at promotion</h3>
-          <DataTable label="Keyed divergence" columns={["Key", "Expected head", "Actual head"]} bare>
+          <DataTable label="Keyed divergence" columns={["Key", "Expected head", "Actual head"]}>
             {run.keyed_divergence.map((entry) => (
               <tr key={entry.key}>
                 <td>
@@ -313,7 +312,7 @@ export function Emission(props: { run: RunDetail }) {
           {props.run.status === "succeeded" ? "None: every row the model proposed was kept." : "None."}
         </p>
       ) : (
-        <DataTable label="Rejected output rows" columns={[{ label: "Row", num: true }, "Key", "Reason"]} bare>
+        <DataTable label="Rejected output rows" columns={[{ label: "Row", num: true }, "Key", "Reason"]}>
           {rejected.map((row) => (
             <tr key={row.index}>
               <td class="num">{row.index}</td>
