@@ -70,7 +70,9 @@ consoleSuite("console: narrow screens and the dark scheme", {}, (ctx) => {
     const { page, server } = ctx;
     const luminance = () =>
       page.evaluate(() => {
-        const [r, g, b] = (getComputedStyle(document.documentElement).backgroundColor.match(/\d+/g) ?? []).map(Number);
+        const [r, g, b] = (
+          getComputedStyle(document.documentElement).backgroundColor.match(/\d+/g) ?? []
+        ).map(Number);
         return (0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0)) / 255;
       });
     await page.goto(`${server.url}/console/entities`);
