@@ -79,6 +79,8 @@ export type PromoteResult = ResponseBody<"/promote", "post">;
 export type EraseAnswer = ResponseBody<"/erase", "post">;
 export type ErasePreview = Extract<EraseAnswer, { dry_run: true }>;
 export type EraseAudit = Exclude<EraseAnswer, ErasePreview>;
+/** A derived record a dry run with list=true names. */
+export type DerivedRecord = Extract<ErasePreview, { derived_records: unknown }>["derived_records"][number];
 
 // Parts of replies the response schemas leave open (or do not list yet), read through these views
 // the way docs/api.md describes them. A schema that lists one makes its view redundant: delete it.

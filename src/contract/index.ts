@@ -24,7 +24,7 @@ export { shape } from "./closed-object.js";
 export { CONTEXT } from "./context.js";
 export { GET_RUN, LIST_RUNS, PROMOTE, REBIND, REQUEST_RUN } from "./derivations.js";
 export { ARTIFACTS, COLLECTIONS, PROCESSORS, RANK_SCHEMA, TRIGGERS, VIEWS } from "./discovery.js";
-export { ERASE } from "./erase.js";
+export { DERIVED_LIST_MAX, ERASE } from "./erase.js";
 export { HEALTH, ROOT } from "./health.js";
 export { GET_JOB, LIST_JOBS, RETRY_JOB } from "./jobs.js";
 export { CREATE_KEY, LIST_KEYS, REVOKE_KEY } from "./keys.js";

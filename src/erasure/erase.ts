@@ -110,6 +110,18 @@ export interface ErasurePreview {
   by_collection: Record<string, number>;
   /** Of deleted, the records pulled in through the derived_from closure rather than named. */
   derived: number;
+  /** With list: the newest derived records, named (at most listMax). */
+  derived_records?: DerivedRecord[];
+  derived_records_truncated?: boolean;
+}
+
+export interface DerivedRecord {
+  id: string;
+  entity: string;
+  collection: string;
+  key: string | null;
+  type: string;
+  text: string;
 }
 
 /**
@@ -121,8 +133,9 @@ export async function previewTarget(
   db: Db,
   workspaceId: string,
   target: ErasureTarget,
-  maxRecords: number,
+  options: { maxRecords: number; listMax?: number },
 ): Promise<ErasurePreview> {
+  const { maxRecords, listMax } = options;
   return db.transaction(async (tx) => {
     await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
     const seeds = await target.seeds(tx);
@@ -136,13 +149,16 @@ export async function previewTarget(
             )
           ).rows[0]
         : undefined;
-    return {
+    const preview: ErasurePreview = {
       dry_run: true,
       deleted: ids.length,
       affected_entities: counts?.affected_entities ?? 0,
       by_collection: counts?.by_collection ?? {},
       derived: ids.length - seeds.length,
     };
+    if (listMax === undefined) return preview;
+    const { rows } = await tx.query<DerivedRecord>(sql.CLOSURE_DERIVED, [workspaceId, ids, seeds, listMax]);
+    return { ...preview, derived_records: rows, derived_records_truncated: preview.derived > rows.length };
   });
 }
 

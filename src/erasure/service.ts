@@ -70,8 +70,8 @@ export async function eraseDryRun(
   db: Db,
   workspaceId: string,
   request: EraseRequest,
-  options: { maxRecords: number },
+  options: { maxRecords: number; listMax?: number },
 ): Promise<ErasurePreview> {
   const target = requestTarget(workspaceId, request, options.maxRecords);
-  return previewTarget(db, workspaceId, target, options.maxRecords);
+  return previewTarget(db, workspaceId, target, options);
 }

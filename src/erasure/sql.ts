@@ -29,6 +29,15 @@ export const CLOSURE_COUNTS = `
       WHERE workspace_id = $1 AND id = ANY($2::uuid[]) GROUP BY collection) c) AS by_collection
   FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
 
+/**
+ * The derived records of a closure ($2, less its seeds $3), newest first, at most $4: what a dry
+ * run with list=true names, with a line of each one's text.
+ */
+export const CLOSURE_DERIVED = `
+  SELECT id, entity, collection, key, type, left(text, 200) AS text FROM records
+  WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND NOT (id = ANY($3::uuid[]))
+  ORDER BY seq DESC LIMIT $4`;
+
 /** Those of $2 that hold no record any more (run after the delete): their names are forgotten. */
 export const EMPTIED_ENTITIES = `
   SELECT e.entity FROM unnest($2::text[]) AS e(entity)

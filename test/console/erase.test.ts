@@ -69,6 +69,16 @@ consoleSuite("console: erase", {}, (ctx) => {
     expect(preview.derived).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId("preview-deleted").textContent()).toBe(String(preview.deleted));
     expect(await page.getByTestId("preview-derived").textContent()).toBe(String(preview.derived));
+    // Each derived record that goes is named and linked, not only counted.
+    const named = (await server.api("POST", "/erase?dry_run=true&list=true", { records: [event.id] })).body
+      .derived_records as { id: string; text: string }[];
+    expect(named.length).toBe(preview.derived);
+    const derivedTable = page.getByRole("table", { name: "Derived records removed" });
+    await expect.poll(() => derivedTable.locator("tbody tr").count()).toBe(named.length);
+    for (const record of named) {
+      expect(await derivedTable.textContent()).toContain(record.text);
+      expect(await derivedTable.locator(`a[href$="id=${record.id}"]`).count()).toBe(1);
+    }
     await page.getByRole("button", { name: "Erase…" }).click();
     const dialog = page.getByRole("dialog", { name: "Erase 1 chosen record?" });
     await expect

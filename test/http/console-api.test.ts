@@ -444,6 +444,20 @@ describe("console reads", () => {
       expect(await state()).toEqual(before);
       for (const id of [...own, d1, d3]) expect((await get(`/records/${id}`)).statusCode).toBe(200);
 
+      // list=true names the derived records that would go, newest first; still nothing removed.
+      const listed = await erase({ entity: "dry-x" }, "?dry_run=true&list=true");
+      expect(listed.statusCode, listed.body).toBe(200);
+      expect(listed.json()).toMatchObject({ deleted: 5, derived: 2, derived_records_truncated: false });
+      expect(listed.json().derived_records).toEqual([
+        { id: d3, entity: "dry-z", collection: "learning_signals", key: null, type: "note", text: "deepest" },
+        { id: d1, entity: "dry-y", collection: "learning_signals", key: null, type: "note", text: "derived" },
+      ]);
+      expect(await state()).toEqual(before);
+      const misplaced = await erase({ entity: "dry-x" }, "?list=true");
+      expect(misplaced.statusCode).toBe(422);
+      expect(misplaced.json().errors.map((e: { path: string }) => e.path)).toEqual(["querystring.list"]);
+      expect(await state()).toEqual(before);
+
       const real = await erase({ entity: "dry-x" });
       expect(real.statusCode, real.body).toBe(200);
       expect(real.json()).toMatchObject({ deleted: 5, affected_entities: 3 });

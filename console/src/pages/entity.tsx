@@ -7,6 +7,7 @@ import { EntityWriteTab } from "../components/entity-write";
 import { Link } from "../components/link";
 import { OpenForm } from "../components/open-form";
 import { useApi } from "../components/use-api";
+import { useReadOnly, writeControl } from "../read-only";
 import { href, navigate, type Route } from "../router";
 import type { TimelinePage } from "../types";
 
@@ -29,6 +30,7 @@ export function EntityPage(props: { route: Route }) {
   const entity = q.get("entity") ?? "";
   const tab = ENTITY_TABS.some((t) => t.id === q.get("tab")) ? (q.get("tab") as string) : "document";
   const asOf = q.get("as_of") ?? "";
+  const readOnly = useReadOnly();
   // Whether the workspace holds any record of the entity: an unknown one is said so, not shown empty.
   const known = useApi(
     (signal) =>
@@ -50,9 +52,15 @@ export function EntityPage(props: { route: Route }) {
           <h1 class="entity-title">{entity}</h1>
         </div>
         <div class="actions">
-          <Link href={href("/erase", { entity })} class="button danger-link">
-            Erase this entity
-          </Link>
+          {readOnly ? (
+            <button type="button" {...writeControl(true)}>
+              Erase this entity
+            </button>
+          ) : (
+            <Link href={href("/erase", { entity })} class="button danger-link">
+              Erase this entity
+            </Link>
+          )}
         </div>
       </header>
       <nav class="tabs" aria-label="Entity views">

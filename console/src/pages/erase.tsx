@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import { Confirm, Loading, Section } from "../components/common";
+import { Confirm, Loading, Pager, Section } from "../components/common";
 import { DataTable } from "../components/data-table";
 import { Link } from "../components/link";
 import { plural } from "../components/plural";
@@ -9,7 +9,7 @@ import { EntityLink, RecordLink, StateBadge } from "../components/records-links"
 import { useApi } from "../components/use-api";
 import { useReadOnly, writeControl } from "../read-only";
 import { href, navigate, type Route } from "../router";
-import type { EraseAudit, ErasePreview, Job } from "../types";
+import type { DerivedRecord, EraseAudit, ErasePreview, Job } from "../types";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -142,10 +142,18 @@ function ChooseTarget(props: { target: Target | null }) {
 function PreviewAndErase(props: { target: Target }) {
   const readOnly = useReadOnly();
   const { target } = props;
+  // A dry run is a POST a read-only key is refused: under such a key (or before the key's scope is
+  // known) it is not sent, even from a deep link.
   const preview = useApi(
     (signal) =>
-      api<ErasePreview>("POST", "/erase", { query: { dry_run: true }, body: bodyOf(target), signal }),
-    [],
+      readOnly
+        ? Promise.resolve(undefined)
+        : api<ErasePreview>("POST", "/erase", {
+            query: { dry_run: true, list: true },
+            body: bodyOf(target),
+            signal,
+          }),
+    [readOnly],
   );
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -230,6 +238,12 @@ function PreviewAndErase(props: { target: Target }) {
           ))}
         </ul>
       ) : null}
+      {readOnly ? (
+        <p class="note" role="status">
+          This key is read-only: the preview and the erasure are requests it is refused (403 key_read_only),
+          so neither is sent.
+        </p>
+      ) : null}
       <ProblemNote error={preview.error} />
       <Loading when={preview.loading} />
       {p ? (
@@ -258,6 +272,9 @@ function PreviewAndErase(props: { target: Target }) {
                   </tr>
                 ))}
             </DataTable>
+          ) : null}
+          {"derived_records" in p && p.derived_records.length > 0 ? (
+            <DerivedRecords records={p.derived_records} truncated={p.derived - p.derived_records.length} />
           ) : null}
           {p.deleted === 0 ? (
             <p class="muted">Nothing to erase: no record matches.</p>
@@ -311,5 +328,56 @@ function IndexJob(props: { id: string }) {
       <Link href={href("/worker", { kind: job.data?.kind ?? "index_delete" })}>worker jobs</Link>{" "}
       <span class="muted">(removes the records from external indexes in the background)</span>
     </>
+  );
+}
+
+const DERIVED_PAGE = 25;
+
+/** The derived records an erasure takes with it, named and linked, a page at a time. */
+function DerivedRecords(props: { records: DerivedRecord[]; truncated: number }) {
+  const [page, setPage] = useState(0);
+  const shown = props.records.slice(page * DERIVED_PAGE, (page + 1) * DERIVED_PAGE);
+  const last = (page + 1) * DERIVED_PAGE >= props.records.length;
+  return (
+    <section aria-label="Derived records removed">
+      <h3>Derived records that go with them</h3>
+      <DataTable
+        label="Derived records removed"
+        columns={["Record", "Entity", "Collection", "Type / key", "Text"]}
+      >
+        {shown.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <RecordLink id={r.id} />
+            </td>
+            <td>
+              <EntityLink entity={r.entity} />
+            </td>
+            <td>{r.collection}</td>
+            <td>
+              {r.type}
+              {r.key ? (
+                <div>
+                  <code>{r.key}</code>
+                </div>
+              ) : null}
+            </td>
+            <td class="text-cell">{r.text || <span class="muted">(no text)</span>}</td>
+          </tr>
+        ))}
+      </DataTable>
+      {props.truncated > 0 ? (
+        <p class="muted">
+          And {plural(props.truncated, "older derived record")} not named here (the newest{" "}
+          {props.records.length} are).
+        </p>
+      ) : null}
+      <Pager
+        label="Derived records"
+        next={last ? null : page + 1}
+        onNext={() => setPage(page + 1)}
+        onFirst={page > 0 ? () => setPage(0) : undefined}
+      />
+    </section>
   );
 }

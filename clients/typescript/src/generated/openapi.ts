@@ -2344,6 +2344,8 @@ export interface paths {
                 query?: {
                     /** @description true: answer what this erasure would remove (deleted, affected_entities, by_collection, derived) and remove nothing */
                     dry_run?: boolean;
+                    /** @description with dry_run: also name the derived records that would go (derived_records, the newest 200) */
+                    list?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -2397,6 +2399,26 @@ export interface paths {
                             deleted: number;
                             /** @description of deleted, the records pulled in through derived_from */
                             derived: number;
+                            /** @enum {unknown} */
+                            dry_run: true;
+                        } | {
+                            affected_entities: number;
+                            by_collection: {
+                                [key: string]: number;
+                            };
+                            deleted: number;
+                            derived: number;
+                            derived_records: {
+                                collection: string;
+                                entity: string;
+                                /** Format: uuid */
+                                id: string;
+                                key: string | null;
+                                text: string;
+                                type: string;
+                            }[];
+                            /** @description more derived records go than are named */
+                            derived_records_truncated: boolean;
                             /** @enum {unknown} */
                             dry_run: true;
                         };
