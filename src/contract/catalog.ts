@@ -36,6 +36,22 @@ const compatibility = {
     blockers: listOf(anyObject),
     changes: listOf(anyObject),
     warnings,
+    diff: {
+      ...shape({
+        from: { ...nullable("string"), description: "the installed package, null before the first publish" },
+        to: str,
+        added: { ...names, description: "family:id of each definition the publish adds" },
+        removed: { ...names, description: "family:id of each definition it drops" },
+        changed: listOf(
+          shape({
+            id: { ...str, description: "family:id, or package for the manifest" },
+            before: { description: "the installed definition, normalized" },
+            after: { description: "the uploaded definition, normalized" },
+          }),
+        ),
+      }),
+      description: "with diff=true: the definitions the publish adds, drops and changes",
+    },
   },
   required: ["verdict", "publishable", "blockers"],
 } as const;
@@ -77,7 +93,14 @@ export const PUBLISH_CATALOG: RouteContract = {
     body: publishBody,
     querystring: {
       type: "object",
-      properties: { dry_run: { type: "boolean" } },
+      properties: {
+        dry_run: { type: "boolean" },
+        diff: {
+          type: "boolean",
+          description:
+            "with dry_run: also answer diff, the definitions added, removed and changed against the installed catalog",
+        },
+      },
       additionalProperties: false,
     },
     response: {

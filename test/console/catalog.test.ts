@@ -44,6 +44,8 @@ let additive: string;
 let reinterpreting: string;
 /** A file that is not YAML. */
 let broken: string;
+/** support@1.5.0: one more view, listed in the manifest. */
+let withView: string;
 
 /** Writes the catalog directories the publish tests upload. */
 async function writeCatalogs(): Promise<void> {
@@ -63,6 +65,23 @@ async function writeCatalogs(): Promise<void> {
       replaced(text, / {8}channel: \{ type: string, enum: \[email, chat, phone, web\] \}\n/, ""),
     ),
   );
+  const base = await exampleFiles("1.5.0");
+  withView = await writeCatalog(root, "with-view", {
+    ...base,
+    "views/recent.yaml": `views:
+  - name: recent_notes
+    version: 1
+    active: true
+    parameters:
+      customer: { type: string, required: true }
+    query: { mode: recent, k: 5, scope: { collections: [customer_events], entities: ["{{customer}}"] } }
+`,
+    "packages/support.yaml": replaced(
+      base["packages/support.yaml"] as string,
+      "  - orphan_pages@1",
+      "  - orphan_pages@1\n  - recent_notes@1",
+    ),
+  });
   broken = await writeCatalog(root, "broken", {
     ...(await exampleFiles("1.4.0")),
     "views/broken.yaml": "views:\n  - name: [unclosed\n",
@@ -217,5 +236,30 @@ consoleSuite("console: catalog page", { setup: writeCatalogs, teardown: removeCa
     expect(await page.getByRole("button", { name: "Publish support@1.4.0" }).isDisabled()).toBe(true);
     expect((await server.api("GET", "/catalog")).body.package).toBe("support@1.2.0");
     expect(await noHorizontalScroll(page)).toBe(true);
+  });
+
+  it("shows the dry run's definition changes: an added view, the manifest's diff, the verdict in words", async () => {
+    const { page, server } = ctx;
+    const installed = (await server.api("GET", "/catalog")).body.package as string;
+    await page.goto(`${server.url}/console/catalog?tab=publish`);
+    await page.getByLabel("Catalog directory", { exact: true }).setInputFiles(withView);
+    const changes = page.getByRole("region", { name: "Definition changes" });
+    await expect.poll(() => changes.textContent()).toContain(`from ${installed} to support@1.5.0`);
+    expect(await changes.getByRole("list", { name: "Added definitions" }).textContent()).toBe(
+      "views:recent_notes@1",
+    );
+    const manifest = changes.locator("pre[data-label='Changes to package']");
+    expect(await manifest.locator(".diff-added").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("recent_notes@1")]),
+    );
+    expect(await manifest.locator(".diff-removed").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining(installed.split("@")[1] as string)]),
+    );
+    const report = page.getByRole("region", { name: "Dry-run report" });
+    // Whatever the verdict, it is said in words beside its badge.
+    expect(await report.textContent()).toMatch(
+      /No stored record is read differently|Stored records still satisfy/,
+    );
+    expect((await server.api("GET", "/catalog")).body.package).toBe(installed);
   });
 });

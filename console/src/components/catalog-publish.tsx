@@ -7,7 +7,8 @@ import { parse } from "yaml";
 import { api } from "../api";
 import { useReadOnly, writeControl } from "../read-only";
 import type { CompatibilityReport, PublishResult } from "../types";
-import { CompatibilityView, PublishProblem } from "./catalog-reports";
+import { DefinitionsDiffView } from "./catalog-diff";
+import { CompatibilityView, PublishProblem, verdictText } from "./catalog-reports";
 import { Confirm, Loading, Section } from "./common";
 import { DataTable } from "./data-table";
 
@@ -104,7 +105,7 @@ export function PublishTab(props: {
     setResult(undefined);
     try {
       const answer = await api<CompatibilityReport>("POST", "/catalog", {
-        query: { dry_run: true },
+        query: { dry_run: true, diff: true },
         body: { package: pkg, files },
       });
       setReport({ package: pkg, report: answer });
@@ -256,6 +257,7 @@ export function PublishTab(props: {
             was installed.
           </p>
           <CompatibilityView report={checked} label="Dry-run report" />
+          {checked.diff ? <DefinitionsDiffView diff={checked.diff} /> : null}
         </Section>
       ) : null}
       {publishing ? <Loading when /> : null}
@@ -283,10 +285,10 @@ export function PublishTab(props: {
         </p>
         {checked ? (
           <p>
-            Dry-run verdict: <strong>{checked.verdict}</strong>
+            Dry-run verdict: <strong>{checked.verdict}</strong>: {verdictText(checked.verdict)}
             {checked.verdict === "additive"
-              ? `; ${moving(checked)} stored record(s) move forward to the changed contracts.`
-              : "."}
+              ? ` ${moving(checked)} stored record(s) move forward to the changed contracts.`
+              : ""}
           </p>
         ) : null}
       </Confirm>

@@ -6,7 +6,10 @@ import { Chips, ErrorNote } from "./common";
 import { DataTable } from "./data-table";
 
 const VERDICTS: Record<string, { tone: string; text: string }> = {
-  invisible: { tone: "tone-good", text: "No stored record is read differently." },
+  invisible: {
+    tone: "tone-good",
+    text: "No stored record is read differently: no collection a stored record was written under changes its contract (new collections, views, artifacts, processors, profiles and tools change none).",
+  },
   additive: {
     tone: "tone-info",
     text: "Stored records still satisfy the changed contracts; they move forward when it is published.",
@@ -16,6 +19,11 @@ const VERDICTS: Record<string, { tone: string; text: string }> = {
     text: "The change would reinterpret stored records: it cannot be published.",
   },
 };
+
+/** A compatibility verdict in words. */
+export function verdictText(verdict: string): string {
+  return VERDICTS[verdict]?.text ?? "";
+}
 
 function VerdictBadge(props: { verdict: string; testid?: string }) {
   return (

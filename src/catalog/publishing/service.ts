@@ -9,6 +9,7 @@ import {
   checkSpaceCutover,
   type StoredContracts,
 } from "./compatibility.js";
+import { definitionOf, definitionsDiff } from "./definitions.js";
 import { type InstalledCatalog, type LoadedCatalog, loadCatalog } from "./load.js";
 import { pruneReport } from "./prune.js";
 import { takeInstall } from "./request-install.js";
@@ -119,7 +120,12 @@ async function validateUpload(deps: CatalogDeps, request: PublishRequest): Promi
 }
 
 /** POST /catalog?dry_run=true: the compatibility report only; nothing is installed. */
-export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, request: PublishRequest) {
+export async function dryRunPublish(
+  deps: CatalogDeps,
+  workspace: Workspace,
+  request: PublishRequest,
+  options: { diff?: boolean } = {},
+) {
   const loaded = await validateUpload(deps, request);
   return deps.db.transaction(async (tx) => {
     const current = await activeCatalog(tx, workspace.id);
@@ -131,7 +137,8 @@ export async function dryRunPublish(deps: CatalogDeps, workspace: Workspace, req
       current,
       deps.verifyMaxRows,
     );
-    return { ...report, warnings: catalogWarnings(loaded.index) };
+    const reply = { ...report, warnings: catalogWarnings(loaded.index) };
+    return options.diff ? { ...reply, diff: definitionsDiff(current, loaded) } : reply;
   });
 }
 
@@ -279,28 +286,6 @@ export interface CatalogDefinitions {
   manifest: PackageManifest;
   /** Every listed definition, normalized, by the ids GET /catalog's metadata.definitions hashes. */
   definitions: Record<string, unknown>;
-}
-
-/** The normalized definition behind one "family:id" of the install's hashes. */
-function definitionOf(catalog: InstalledCatalog, id: string): unknown {
-  const { index } = catalog;
-  const at = id.indexOf(":");
-  const family = id.slice(0, at);
-  const name = id.slice(at + 1);
-  const families: Record<string, () => unknown> = {
-    collections: () => index.collections.get(name)?.def,
-    search_profiles: () => index.searchProfiles.get(name)?.def,
-    processors: () => index.processors.get(name)?.def,
-    derivations: () => index.derivations.get(name)?.def,
-    triggers: () => index.triggers.get(name)?.def,
-    views: () => index.views.get(name)?.def,
-    artifacts: () => index.artifacts.get(name)?.def,
-    mcp: () => index.mcp?.def,
-    conf: () => (name === "models" ? index.models.def : name === "rank" ? index.rank : undefined),
-  };
-  const def = families[family]?.();
-  if (def === undefined) throw new Error(`catalog definition ${id} has no loaded definition`);
-  return def;
 }
 
 /**

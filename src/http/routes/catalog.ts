@@ -17,14 +17,20 @@ import {
   DESCRIBE_CATALOG,
   PUBLISH_CATALOG,
 } from "../../contract/index.js";
+import { validationError } from "../../platform/errors.js";
 import { contractRoute } from "../contract-route.js";
 
 export function catalogRoutes(app: FastifyInstance, deps: CatalogDeps): void {
   const { db } = deps;
-  app.route<{ Body: PublishRequest; Querystring: { dry_run?: boolean } }>({
+  app.route<{ Body: PublishRequest; Querystring: { dry_run?: boolean; diff?: boolean } }>({
     ...contractRoute(PUBLISH_CATALOG),
     handler: async (request) => {
-      if (request.query.dry_run) return dryRunPublish(deps, request.workspace, request.body);
+      const { dry_run, diff } = request.query;
+      if (diff && !dry_run) {
+        const message = "answers what a dry run would change: use it with dry_run=true";
+        throw validationError(`invalid diff: ${message}`, [{ path: "querystring.diff", message }]);
+      }
+      if (dry_run) return dryRunPublish(deps, request.workspace, request.body, { diff });
       return publishCatalog(deps, request.workspace, request.body);
     },
   });

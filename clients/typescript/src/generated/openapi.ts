@@ -1382,6 +1382,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description with dry_run: also answer diff, the definitions added, removed and changed against the installed catalog */
+                    diff?: boolean;
                     dry_run?: boolean;
                 };
                 header?: never;
@@ -1444,6 +1446,24 @@ export interface paths {
                             changes?: {
                                 [key: string]: unknown;
                             }[];
+                            /** @description with diff=true: the definitions the publish adds, drops and changes */
+                            diff?: {
+                                /** @description family:id of each definition the publish adds */
+                                added: string[];
+                                changed: {
+                                    /** @description the uploaded definition, normalized */
+                                    after: unknown;
+                                    /** @description the installed definition, normalized */
+                                    before: unknown;
+                                    /** @description family:id, or package for the manifest */
+                                    id: string;
+                                }[];
+                                /** @description the installed package, null before the first publish */
+                                from: string | null;
+                                /** @description family:id of each definition it drops */
+                                removed: string[];
+                                to: string;
+                            };
                             publishable: boolean;
                             /** @enum {unknown} */
                             verdict: "invisible" | "additive" | "reinterpreting";
@@ -1508,6 +1528,24 @@ export interface paths {
                             changes?: {
                                 [key: string]: unknown;
                             }[];
+                            /** @description with diff=true: the definitions the publish adds, drops and changes */
+                            diff?: {
+                                /** @description family:id of each definition the publish adds */
+                                added: string[];
+                                changed: {
+                                    /** @description the uploaded definition, normalized */
+                                    after: unknown;
+                                    /** @description the installed definition, normalized */
+                                    before: unknown;
+                                    /** @description family:id, or package for the manifest */
+                                    id: string;
+                                }[];
+                                /** @description the installed package, null before the first publish */
+                                from: string | null;
+                                /** @description family:id of each definition it drops */
+                                removed: string[];
+                                to: string;
+                            };
                             publishable: boolean;
                             /** @enum {unknown} */
                             verdict: "invisible" | "additive" | "reinterpreting";
