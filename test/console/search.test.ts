@@ -62,6 +62,29 @@ consoleSuite("console: search playground", {}, (ctx) => {
     expect(textMatch).toBe(apiHit.explain.signals.text_match);
   });
 
+  it("brings the results into view when a search runs, and explains the two score columns", async () => {
+    const { page, server } = ctx;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.url}/console/search`);
+    await page.getByLabel("Query (q)").fill("refund duplicate charge");
+    await page.getByRole("button", { name: "Run search" }).click();
+    await expect.poll(() => hits(page).count()).toBeGreaterThan(0);
+    // The hits table's top is on screen (it sits far below the form at this size).
+    await expect
+      .poll(() =>
+        page.getByRole("table", { name: "Hits" }).evaluate((table) => {
+          const top = table.getBoundingClientRect().top;
+          return top >= 0 && top < window.innerHeight;
+        }),
+      )
+      .toBe(true);
+    await page.getByText("What rank_score and score are").click();
+    const legend = page.locator(".score-legend");
+    expect(await legend.textContent()).toContain("recency decay");
+    expect(await legend.textContent()).toContain("the top hit is 1.0");
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("keeps the form and the JSON editor in sync both ways, and an invalid JSON edit leaves the form alone", async () => {
     const { page } = ctx;
     await page.getByRole("button", { name: "New search" }).click();

@@ -91,4 +91,14 @@ consoleSuite("console: views", {}, (ctx) => {
     await expect.poll(() => nodes.count()).toBe(2);
     expect(await page.getByLabel(/^seed/).inputValue()).toBe("sso");
   });
+
+  it("says a graph seed no edge names is not in the graph, instead of drawing it alone", async () => {
+    const { page, server } = ctx;
+    const params = encodeURIComponent(JSON.stringify({ seed: "no-such-page", depth: 2 }));
+    await page.goto(`${server.url}/console/views?name=topic_graph&params=${params}`);
+    await expect
+      .poll(() => page.getByRole("status").first().textContent())
+      .toContain("no edge of this graph names it");
+    expect(await page.getByTestId("graph-node").count()).toBe(0);
+  });
 });

@@ -85,6 +85,9 @@ export function SearchResults(props: { response: SearchResponse }) {
       {hits.length === 0 ? (
         <p class="muted">No hits: the search succeeded and found nothing.</p>
       ) : (
+        <ScoreLegend />
+      )}
+      {hits.length === 0 ? null : (
         <div class="table-wrap">
           <table class="hits" aria-label="Hits">
             <TableHead
@@ -164,5 +167,35 @@ export function SearchResults(props: { response: SearchResponse }) {
         </details>
       ) : null}
     </div>
+  );
+}
+
+/** What the two score columns hold, and why the recency term adds about the same to every fresh hit. */
+function ScoreLegend() {
+  return (
+    <details class="score-legend">
+      <summary>What rank_score and score are</summary>
+      <dl class="facts">
+        <dt>
+          <code>rank_score</code>
+        </dt>
+        <dd>
+          The ranking formula's value: hits are ordered by it. The default text, vector and hybrid formulas
+          add the normalized match (0–1) and a recency decay of the time since a search last returned the
+          record (1 when just returned, ½ after 24 hours), so a range of 0–2. Records written or returned in
+          the last hours all get a decay near 1: it then adds about the same to every hit, and the match
+          decides the order. A catalog's <code>conf/rank.yaml</code> or the request's <code>rank</code> may
+          replace the formula; “Why #N ranked there” shows each hit's terms.
+        </dd>
+        <dt>
+          <code>score</code>
+        </dt>
+        <dd>
+          <code>rank_score</code> rescaled over the whole candidate pool (min to max): the top hit is 1.0, and
+          all are 1.0 when all tie. A display scale for comparing hits of one search, not a confidence; none
+          in structured mode, where <code>order_by</code> decides.
+        </dd>
+      </dl>
+    </details>
   );
 }

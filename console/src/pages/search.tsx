@@ -1,7 +1,7 @@
 // The search playground (/console/search?spec=<JSON>): the whole SearchSpec as a form beside its
 // raw JSON, run with `explain: true`, every hit with why it ranked there. The spec that ran lives
 // in the URL, so a deep link (or a reload) runs it again.
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import { Loading } from "../components/common";
 import { StructuredInput, type TextFormat } from "../components/form-inputs";
@@ -87,11 +87,18 @@ export function SearchPage(props: { route: Route }) {
     [fromUrl],
   );
 
+  // A run brings its results into view once they are there (below the form on most screens).
+  const scrollPending = useRef(false);
+  useEffect(() => {
+    if (!scrollPending.current || result.loading || !(result.data || result.error)) return;
+    scrollPending.current = false;
+    document.getElementById("results")?.scrollIntoView({ block: "start" });
+  }, [result.data, result.error, result.loading]);
   const run = () => {
     const url = href("/search", { spec: JSON.stringify(draft) });
+    scrollPending.current = true;
     if (url === location.pathname + location.search) result.reload();
     else navigate(url);
-    document.getElementById("results")?.scrollIntoView({ block: "start" });
   };
   const chooseFormat = (format: TextFormat) => {
     sessionStorage.setItem(RANK_FORMAT_KEY, format);

@@ -205,8 +205,12 @@ function GraphResult(props: { response: GraphViewResponse; view: string }) {
       {response.truncated ? (
         <p class="note">More paths exist beyond the limit ({String(response.parameters.limit)}).</p>
       ) : null}
-      {nodes.length === 0 ? (
-        <p class="muted">Nothing reached from {seed ? <code>{seed}</code> : "the seed"}.</p>
+      {links.length === 0 ? (
+        // No edge names the seed: not a lone node drawn as if it were part of the graph.
+        <p class="note" role="status">
+          No link leaves or reaches {seed ? <code>{seed}</code> : "the seed"}: no edge of this graph names it.
+          Check the name, or start from a node another search or view shows.
+        </p>
       ) : (
         <GraphPicture
           nodes={nodes}
