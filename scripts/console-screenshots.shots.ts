@@ -26,7 +26,14 @@ it("writes docs/console/*.png", async () => {
     await mkdir(OUT, { recursive: true });
     await signIn(page, server);
     const shots: [string, string, () => Promise<unknown>][] = [
-      ["overview", "/console", () => page.getByTestId("count-records").waitFor()],
+      [
+        "overview",
+        "/console",
+        async () => {
+          await page.getByTestId("count-records").waitFor();
+          await page.locator("[data-testid=chart] canvas").nth(2).waitFor({ timeout: 15_000 });
+        },
+      ],
       [
         "entities",
         "/console/entities",

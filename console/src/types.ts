@@ -6,6 +6,7 @@ import type { RequestBody, ResponseBody } from "../../clients/typescript/src/typ
 // Workspace, jobs and catalog.
 
 export type WorkspaceInfo = ResponseBody<"/workspace", "get">;
+export type WorkspaceActivity = ResponseBody<"/workspace/activity", "get">;
 export type KeyList = ResponseBody<"/keys", "get">;
 export type KeySummary = KeyList["keys"][number];
 export type CreatedKey = ResponseBody<"/keys", "post">;

@@ -45,4 +45,4 @@ export { type RouteContract, successBody } from "./route.js";
 export { bool, type Schema, uuid } from "./schema-parts.js";
 export { QUERY_VIEW, QUICK_SEARCH, SEARCH, VIEW_RESPONSES } from "./search.js";
 export { MCP, TOOLS, TOOLS_PROTOCOL } from "./tools.js";
-export { ENTITIES, WORKSPACE } from "./workspace.js";
+export { ACTIVITY_DAYS_MAX, ENTITIES, WORKSPACE, WORKSPACE_ACTIVITY } from "./workspace.js";

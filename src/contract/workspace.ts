@@ -1,5 +1,5 @@
-// GET /workspace and GET /entities (docs/api.md "The workspace: GET /workspace and GET
-// /entities"): what the key's workspace holds, and the write limits a client sizes its batches by.
+// GET /workspace, GET /workspace/activity and GET /entities (docs/api.md "The workspace"): what the
+// key's workspace holds, what was written per day, and the write limits a client sizes batches by.
 import { ROW_LIMITS } from "../records/index.js";
 import { JOB_STATES } from "../worker/index.js";
 import { KEY_SCOPES } from "../workspaces/index.js";
@@ -38,6 +38,35 @@ export const WORKSPACE: RouteContract = {
           max_batch_records: { ...int, description: "rows one POST /records takes (MAX_BATCH_RECORDS)" },
           max_body_bytes: { ...int, description: "the largest request body, in bytes (larger gets 413)" },
         }),
+      }),
+    },
+  },
+};
+
+/** The most days GET /workspace/activity covers. */
+export const ACTIVITY_DAYS_MAX = 90;
+
+export const WORKSPACE_ACTIVITY: RouteContract = {
+  method: "GET",
+  url: "/workspace/activity",
+  schema: {
+    summary:
+      "Records written per UTC day over the last days (and how many derivations wrote), every day listed",
+    tags,
+    querystring: {
+      type: "object",
+      properties: { days: { type: "integer", minimum: 1, maximum: ACTIVITY_DAYS_MAX, default: 30 } },
+      additionalProperties: false,
+    },
+    response: {
+      200: shape({
+        days: listOf(
+          shape({
+            day: { ...str, description: "the UTC day, YYYY-MM-DD; oldest first, today last" },
+            records: int,
+            derived: { ...int, description: "of records, those a derivation wrote" },
+          }),
+        ),
       }),
     },
   },

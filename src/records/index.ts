@@ -1,4 +1,5 @@
 export { markAccessed } from "./access.js";
+export { type ActivityDay, dailyActivity } from "./activity.js";
 export {
   BACKFILL_JOB,
   type BackfillRequest,

@@ -129,6 +129,24 @@ export const LIST_RECORDS = `
     AND ($7::bigint IS NULL OR seq < $7)
   ORDER BY seq DESC LIMIT $8`;
 
+/**
+ * Records written per UTC day over the last $2 days ($3, _system, left out), every day listed:
+ * the window's days from generate_series, each day's counts from the workspace's rows written
+ * since the window began (a router query on one workspace's shard on Citus).
+ */
+export const DAILY_ACTIVITY = `
+  WITH since AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') - ($2::int - 1) * interval '1 day' AS day)
+  SELECT to_char(d.day, 'YYYY-MM-DD') AS day, COALESCE(c.records, 0)::int AS records,
+    COALESCE(c.derived, 0)::int AS derived
+  FROM since, generate_series(since.day, since.day + ($2::int - 1) * interval '1 day', interval '1 day') AS d(day)
+  LEFT JOIN (
+    SELECT date_trunc('day', r.created_at AT TIME ZONE 'UTC') AS day, count(*) AS records,
+      count(*) FILTER (WHERE r.depth > 0) AS derived
+    FROM records r, since
+    WHERE r.workspace_id = $1 AND r.collection <> $3 AND r.created_at >= since.day AT TIME ZONE 'UTC'
+    GROUP BY 1) c ON c.day = d.day
+  ORDER BY d.day`;
+
 export const DELTA = `
   SELECT id, seq, collection, entity, key, type, status, ready, tombstone, text, occurred_at, created_at
   FROM records WHERE ${FILTERS} AND seq > $7

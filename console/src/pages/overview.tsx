@@ -1,8 +1,9 @@
 import { api } from "../api";
 import { ErrorNote, LoadStatus, Section } from "../components/common";
 import { Link } from "../components/link";
+import { OverviewCharts } from "../components/overview-charts";
 import { Age, When } from "../components/time";
-import { useApi } from "../components/use-api";
+import { useApi, useLiveReload } from "../components/use-api";
 import { JOB_STATES } from "../components/worker-jobs";
 import { href } from "../router";
 import type { WorkspaceInfo } from "../types";
@@ -13,6 +14,7 @@ const SCOPE_LABELS = { admin: "admin", read_write: "read-write", read_only: "rea
 
 export function OverviewPage() {
   const workspace = useApi((signal) => api<WorkspaceInfo>("GET", "/workspace", { signal }), []);
+  useLiveReload(workspace.reload);
   const catalog = useApi(readCatalogSummary, []);
   const w = workspace.data;
   return (
@@ -95,6 +97,7 @@ export function OverviewPage() {
           </Section>
         </div>
       ) : null}
+      {w ? <OverviewCharts workspace={workspace} /> : null}
     </>
   );
 }

@@ -1,8 +1,8 @@
-// GET /workspace and GET /entities (src/contract/workspace.ts).
+// GET /workspace, GET /workspace/activity and GET /entities (src/contract/workspace.ts).
 import type { FastifyInstance } from "fastify";
-import { ENTITIES, WORKSPACE } from "../../contract/index.js";
+import { ENTITIES, WORKSPACE, WORKSPACE_ACTIVITY } from "../../contract/index.js";
 import type { Db } from "../../platform/db/index.js";
-import { type EntityQuery, listEntities } from "../../records/index.js";
+import { dailyActivity, type EntityQuery, listEntities } from "../../records/index.js";
 import { workspaceOverview } from "../../workspaces/index.js";
 import { contractRoute } from "../contract-route.js";
 
@@ -21,6 +21,10 @@ export function workspaceRoutes(app: FastifyInstance, db: Db, limits: WriteLimit
       key: request.key,
       limits,
     }),
+  });
+  app.route<{ Querystring: { days: number } }>({
+    ...contractRoute(WORKSPACE_ACTIVITY),
+    handler: async (request) => dailyActivity(db, request.workspace.id, request.query.days),
   });
   app.route<{ Querystring: EntityQuery }>({
     ...contractRoute(ENTITIES),
