@@ -127,6 +127,34 @@ consoleSuite("console: entity and record pages", { setup: moreAcmeRows }, (ctx) 
     expect(await citedBy.locator("tbody tr").count()).toBe(apiCitedBy.length);
   });
 
+  it("draws a derived record's provenance: what it derives from and what derives from its sources", async () => {
+    const { page, server, seeded } = ctx;
+    const doc = (await server.api("GET", "/document?entity=acme")).body;
+    const situation = doc.beliefs.find((b: { key: string }) => b.key === "situation");
+    const record = (await server.api("GET", `/records/${situation.id}`)).body;
+    await page.goto(`${server.url}/console/record?id=${situation.id}`);
+    const picture = page.getByRole("region", { name: "Provenance picture" });
+    const nodes = picture.getByTestId("graph-node");
+    // The record and each record it derives from (the seed's parents), at least.
+    await expect
+      .poll(() => nodes.count())
+      .toBeGreaterThanOrEqual(1 + Math.min(8, record.derived_from.length));
+    const source = seeded.eventIds[0] as string;
+    const sourceNode = picture.locator(`a[href="/console/record?id=${source}"]`);
+    expect(await sourceNode.count()).toBe(1);
+    await sourceNode.click();
+    await expect.poll(() => page.url()).toBe(`${server.url}/console/record?id=${source}`);
+    // From the source, the picture reaches down to what derives from it.
+    await expect
+      .poll(() =>
+        page
+          .getByRole("region", { name: "Provenance picture" })
+          .locator(`a[href="/console/record?id=${situation.id}"]`)
+          .count(),
+      )
+      .toBe(1);
+  });
+
   it("promotes the drafts of a reviewed derivation behind a confirmation naming them", async () => {
     const { page, server, seeded } = ctx;
     await page.goto(`${server.url}/console/entity?entity=globex&tab=drafts`);

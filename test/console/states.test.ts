@@ -18,6 +18,15 @@ consoleSuite("console: empty and failing states", {}, (ctx) => {
     await page.getByLabel("Collection").waitFor();
   });
 
+  it("says a record or a run that is not there is not found", async () => {
+    const { page, server } = ctx;
+    for (const path of ["record", "run"]) {
+      await page.goto(`${server.url}/console/${path}?id=00000000-0000-4000-8000-000000000042`);
+      await expect.poll(() => page.getByTestId("not-found").textContent()).toContain("Not found");
+      expect(await page.getByRole("alert").count()).toBe(0);
+    }
+  });
+
   it("says the server cannot be reached instead of a browser's fetch error", async () => {
     const { page, server } = ctx;
     await page.route(`${server.url}/document*`, (route) => route.abort("connectionrefused"));

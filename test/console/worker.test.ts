@@ -152,7 +152,7 @@ consoleSuite("console: worker and run pages", { setup: deadJob }, (ctx) => {
       expect(await page.getByText("The run wrote no records.").count()).toBe(1);
       expect(await noHorizontalScroll(page)).toBe(true);
       await page.goto(`${server.url}/console/run?id=00000000-0000-4000-8000-000000000000`);
-      await expect.poll(() => page.getByRole("alert").textContent()).toContain("no run");
+      await expect.poll(() => page.getByTestId("not-found").textContent()).toContain("no run");
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }

@@ -6,6 +6,14 @@ import { errorText, type Loaded } from "./use-api";
 /** A problem from the API, shown by its detail (and code, so an operator can look it up). */
 export function ErrorNote(props: { error: unknown }) {
   if (!props.error) return null;
+  // A 404 is not a failure: what the page names is not there (a mistyped or erased id).
+  if (props.error instanceof ApiError && props.error.status === 404) {
+    return (
+      <p class="note" role="status" data-testid="not-found">
+        Not found: {errorText(props.error)}. It may never have existed in this workspace, or it was erased.
+      </p>
+    );
+  }
   const code = props.error instanceof ApiError ? props.error.code : undefined;
   return (
     <p class="error" role="alert">

@@ -4,6 +4,7 @@ import { DataTable } from "../components/data-table";
 import { Link } from "../components/link";
 import { OpenForm } from "../components/open-form";
 import { plural } from "../components/plural";
+import { ProvenancePicture } from "../components/provenance-picture";
 import {
   compactJson,
   EntityLink,
@@ -149,6 +150,7 @@ function RecordView(props: { id: string; citedBefore: string }) {
             </Section>
           </div>
           {r.derived_from.length > 0 ? <Parents ids={r.derived_from} cited={r.citations} /> : null}
+          <ProvenancePicture record={r} />
           <Section title="Text">
             {r.text ? <p class="record-text">{r.text}</p> : <p class="muted">(no text)</p>}
           </Section>
