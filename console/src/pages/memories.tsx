@@ -1,6 +1,7 @@
 // /console/memories: the workspace's records across entities, newest first (GET /records), with
 // filters by collection, type, status and creation day, paged by the opaque next_before cursor.
 // Every filter and page is in the URL, so each state is a deep link.
+import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { LoadStatus, Pager } from "../components/common";
 import { DataTable } from "../components/data-table";
@@ -58,6 +59,9 @@ export function MemoriesPage(props: { route: Route }) {
   const go = (changes: Partial<Filters> & { before?: string | null }, replace = false) =>
     navigate(href("/memories", { ...filters, ...changes, before: changes.before ?? undefined }), replace);
   const rows = page.data?.records ?? [];
+  // What is typed in the type box is its own until applied: a page arriving meanwhile keeps it.
+  const [typed, setTyped] = useState(filters.type);
+  useEffect(() => setTyped(filters.type), [filters.type]);
   const filtered = FILTERS.some((name) => filters[name] !== "");
   return (
     <>
@@ -96,7 +100,8 @@ export function MemoriesPage(props: { route: Route }) {
               spellcheck={false}
               autoComplete="off"
               placeholder="e.g. fact"
-              value={filters.type}
+              value={typed}
+              onInput={(e) => setTyped(e.currentTarget.value)}
               onChange={(e) => go({ type: e.currentTarget.value.trim() }, true)}
             />
           </div>
