@@ -11,16 +11,17 @@ consoleSuite("console: overview charts", {}, (ctx) => {
     const charts = page.getByTestId("chart");
     // The lag needs two samples, the second one refresh later.
     await expect.poll(() => charts.count(), { timeout: 15_000 }).toBe(3);
-    // Each chart is a canvas uPlot drew on (not blank).
-    const drawn = await charts.evaluateAll((boxes) =>
-      boxes.map((box) => {
-        const canvas = box.querySelector("canvas");
-        if (!canvas || canvas.width === 0) return false;
-        const pixels = canvas.getContext("2d")?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
-        return Array.prototype.some.call(pixels, (value: number, i: number) => i % 4 === 3 && value > 0);
-      }),
-    );
-    expect(drawn).toEqual([true, true, true]);
+    // Each chart is a canvas uPlot drew on (not blank): it paints on a frame after it appears.
+    const drawn = () =>
+      charts.evaluateAll((boxes) =>
+        boxes.map((box) => {
+          const canvas = box.querySelector("canvas");
+          if (!canvas || canvas.width === 0) return false;
+          const pixels = canvas.getContext("2d")?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+          return Array.prototype.some.call(pixels, (value: number, i: number) => i % 4 === 3 && value > 0);
+        }),
+      );
+    await expect.poll(drawn, { timeout: 10_000 }).toEqual([true, true, true]);
 
     const activity = (await server.api("GET", "/workspace/activity?days=30")).body.days as {
       day: string;
