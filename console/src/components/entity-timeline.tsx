@@ -5,7 +5,7 @@ import { href, navigate } from "../router";
 import type { TimelinePage } from "../types";
 import { LoadStatus, Pager } from "./common";
 import { DataTable } from "./data-table";
-import { KeyLink, RecordLink, RecordTextCell } from "./records-links";
+import { RecordRowCells } from "./records-links";
 import { Age } from "./time";
 import { useApi } from "./use-api";
 
@@ -112,23 +112,7 @@ export function EntityTimelineTab(props: {
                     ) : null}
                   </td>
                   <td>{row.collection}</td>
-                  <td>
-                    {row.type}
-                    {row.key ? (
-                      <div>
-                        <KeyLink entity={props.entity} collection={row.collection} keyName={row.key}>
-                          <code>{row.key}</code>
-                        </KeyLink>
-                      </div>
-                    ) : null}
-                  </td>
-                  <RecordTextCell
-                    row={row}
-                    fallback={<span class="muted">{row.tombstone ? "(retracts the key)" : "(no text)"}</span>}
-                  />
-                  <td>
-                    <RecordLink id={row.id} />
-                  </td>
+                  <RecordRowCells entity={props.entity} row={row} />
                 </tr>
               ))}
             </DataTable>

@@ -119,3 +119,44 @@ export function compactJson(value: unknown, max = 160): string {
   if (text === "{}") return "";
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/**
+ * A listed record's type (with its key, linked to the key's history), text and record link: the
+ * cells the timeline and the memories list share.
+ */
+export function RecordRowCells(props: {
+  entity: string;
+  row: {
+    id: string;
+    collection: string;
+    type: string;
+    key: string | null;
+    text: string;
+    status?: string;
+    ready?: boolean;
+    tombstone?: boolean;
+  };
+}) {
+  const { row } = props;
+  return (
+    <>
+      <td>
+        {row.type}
+        {row.key ? (
+          <div>
+            <KeyLink entity={props.entity} collection={row.collection} keyName={row.key}>
+              <code>{row.key}</code>
+            </KeyLink>
+          </div>
+        ) : null}
+      </td>
+      <RecordTextCell
+        row={row}
+        fallback={<span class="muted">{row.tombstone ? "(retracts the key)" : "(no text)"}</span>}
+      />
+      <td>
+        <RecordLink id={row.id} />
+      </td>
+    </>
+  );
+}

@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { LoadStatus, Pager } from "../components/common";
 import { DataTable } from "../components/data-table";
-import { EntityLink, KeyLink, RecordLink, RecordTextCell } from "../components/records-links";
+import { EntityLink, RecordRowCells } from "../components/records-links";
 import { Age } from "../components/time";
 import { useApi } from "../components/use-api";
 import { href, navigate, type Route } from "../router";
@@ -166,25 +166,7 @@ export function MemoriesPage(props: { route: Route }) {
                       <EntityLink entity={row.entity} />
                     </td>
                     <td>{row.collection}</td>
-                    <td>
-                      {row.type}
-                      {row.key ? (
-                        <div>
-                          <KeyLink entity={row.entity} collection={row.collection} keyName={row.key}>
-                            <code>{row.key}</code>
-                          </KeyLink>
-                        </div>
-                      ) : null}
-                    </td>
-                    <RecordTextCell
-                      row={row}
-                      fallback={
-                        <span class="muted">{row.tombstone ? "(retracts the key)" : "(no text)"}</span>
-                      }
-                    />
-                    <td>
-                      <RecordLink id={row.id} />
-                    </td>
+                    <RecordRowCells entity={row.entity} row={row} />
                   </tr>
                 ))}
               </DataTable>
