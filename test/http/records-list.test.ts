@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertKey } from "../../src/workspaces/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { TIMELINE_ROW } from "../support/row-fields.js";
 
 describe("GET /records", () => {
   let t: TestApp;
@@ -64,22 +65,7 @@ describe("GET /records", () => {
       tombstone: false,
       text: "Card declined",
     });
-    expect(Object.keys(records[4] as object).sort()).toEqual(
-      [
-        "collection",
-        "created_at",
-        "entity",
-        "id",
-        "key",
-        "occurred_at",
-        "ready",
-        "seq",
-        "status",
-        "text",
-        "tombstone",
-        "type",
-      ].sort(),
-    );
+    expect(Object.keys(records[4] as object).sort()).toEqual([...TIMELINE_ROW, "entity"].sort());
     expect(records[0]).toMatchObject({ key: "plan", tombstone: true });
     const seqs = records.map((r) => r.seq as number);
     expect([...seqs].sort((x, y) => y - x)).toEqual(seqs);

@@ -1,20 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { TIMELINE_ROW } from "../support/row-fields.js";
 
 // The compact row of GET /timeline (CONVENTIONS.md); /delta rows add entity.
-const TIMELINE_ROW = [
-  "collection",
-  "created_at",
-  "id",
-  "key",
-  "occurred_at",
-  "ready",
-  "seq",
-  "status",
-  "text",
-  "tombstone",
-  "type",
-];
 
 describe("records: reads and replay", () => {
   let t: TestApp;
