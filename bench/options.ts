@@ -1,5 +1,6 @@
 // Flags of `npm run bench`. Every figure is reproducible from these and the seed.
 import { parseArgs } from "node:util";
+import { EMBEDDERS, type Embedder } from "../test/support/embedders.js";
 import { MODES, type ModeName } from "./modes.js";
 
 export interface Options {
@@ -25,6 +26,8 @@ export interface Options {
   erase: boolean;
   /** Keep each size's scratch database (server: its name; PGlite: a dump file) to study its plans. */
   keep: boolean;
+  /** The example package's embedder: fake word hashing, or the local word vectors. */
+  embedder: Embedder;
 }
 
 const ERASE_MODE = "erase";
@@ -39,6 +42,8 @@ const HELP = `npm run bench -- [flags]
   --single 2000           rows written one per request (batch-of-1 figure)
   --noise 0.2             rows of each of 2 noise workspaces, share of the main one
   --words 5000            vocabulary size (Zipf-distributed)
+  --embedder fake         the example package's embedder: fake (word hashing) or local (word
+                          vectors, docs/catalog.md "The local embedder")
   --keep                  keep each size's scratch database and print where: its name on
                           the server, a data directory dump (loadDataDir) on PGlite
   --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
@@ -74,6 +79,7 @@ export function parseOptions(argv: string[]): Options {
       words: { type: "string" },
       modes: { type: "string" },
       keep: { type: "boolean", default: false },
+      embedder: { type: "string", default: "fake" },
       help: { type: "boolean", default: false },
     },
   });
@@ -91,6 +97,8 @@ export function parseOptions(argv: string[]): Options {
     if (!(MODES as readonly string[]).includes(mode))
       throw new Error(`unknown mode ${mode}; known: ${MODES.join(", ")}`);
   }
+  const embedder = values.embedder as Embedder;
+  if (!EMBEDDERS.includes(embedder)) throw new Error(`--embedder must be one of ${EMBEDDERS.join(", ")}`);
   const noiseShare = values.noise === undefined ? 0.2 : Number(values.noise);
   if (!(noiseShare >= 0 && noiseShare <= 1)) throw new Error("--noise must be between 0 and 1");
   return {
@@ -107,5 +115,6 @@ export function parseOptions(argv: string[]): Options {
     modes: modes as ModeName[],
     erase: chosen.includes(ERASE_MODE),
     keep: values.keep ?? false,
+    embedder,
   };
 }

@@ -225,11 +225,12 @@ export function report(run: {
   seed: number;
   commit: string;
   src_dirty: boolean;
+  options: { embedder: string };
   sizes: SizeResult[];
 }) {
   const m = machine();
   const parts = [
-    `## ${run.layout} (PostgreSQL ${run.server_version}), seed ${run.seed}, commit ${run.commit}${run.src_dirty ? " + uncommitted src changes" : ""}`,
+    `## ${run.layout} (PostgreSQL ${run.server_version}), seed ${run.seed}, ${run.options.embedder} embedder, commit ${run.commit}${run.src_dirty ? " + uncommitted src changes" : ""}`,
     `${m.cores} cores (${m.cpu}), ${m.memory_gib} GiB, Node ${m.node}`,
     "",
     "Ingest (rows/s; batch 1 and write-to-ready on the sample shown in brackets)",

@@ -14,6 +14,7 @@ import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
 import { type Db, openPglite, openPostgres } from "../src/platform/db/index.js";
 import { createWorkspace } from "../src/workspaces/index.js";
 import { citusCluster, createCitusDatabase, dropCitusDatabase } from "../test/support/citus.js";
+import { type Embedder, withEmbedder } from "../test/support/embedders.js";
 import type { Api } from "./clients.js";
 import { type Recorder, recordingDb } from "./recorder.js";
 
@@ -98,9 +99,15 @@ export interface BenchWorkspace {
 }
 
 /** A workspace with the example catalog published through the API (as an operator would). */
-export async function createBenchWorkspace(db: Db, api: Api, name: string): Promise<BenchWorkspace> {
+export async function createBenchWorkspace(
+  db: Db,
+  api: Api,
+  name: string,
+  embedder: Embedder,
+): Promise<BenchWorkspace> {
   const created = await createWorkspace(db, name);
-  await api.post(created.api_key, "/catalog", await exampleCatalogRequest(EXAMPLE_CATALOG_DIR));
+  const request = withEmbedder(await exampleCatalogRequest(EXAMPLE_CATALOG_DIR), embedder);
+  await api.post(created.api_key, "/catalog", request);
   return { id: created.id, name, key: created.api_key };
 }
 
@@ -117,10 +124,11 @@ export async function databaseBytes(db: Db): Promise<number> {
   return rows[0]?.bytes ?? 0;
 }
 
-/** A deployment that lists no model endpoint and holds no secret: the bench's models are fake. */
+/** A deployment that lists no model endpoint and holds no secret: the bench's models are offline (fake or local). */
 export const FAKE_MODELS_ONLY = {
   modelEndpoints: [],
   metricsToken: undefined,
   adminToken: undefined,
   databaseUrl: undefined,
+  wordVectorsCache: undefined,
 };

@@ -61,10 +61,10 @@ const system = await startSystem(bench.db, { modelEndpoints: answerStub?.baseUrl
 const api = new Api(system.url, Math.max(8, options.clients));
 try {
   const vocabulary = buildVocabulary(options.seed, options.words, options.zipf);
-  const main = await createBenchWorkspace(system.db, api, "bench-main");
+  const main = await createBenchWorkspace(system.db, api, "bench-main", options.embedder);
   const noise = [
-    await createBenchWorkspace(system.db, api, "bench-noise-1"),
-    await createBenchWorkspace(system.db, api, "bench-noise-2"),
+    await createBenchWorkspace(system.db, api, "bench-noise-1", options.embedder),
+    await createBenchWorkspace(system.db, api, "bench-noise-2", options.embedder),
   ];
   const corpus = generateCorpus(options.seed, records, vocabulary);
   const readySample = options.quick ? 300 : Math.min(10_000, Math.max(1000, Math.round(records / 10)));

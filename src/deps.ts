@@ -58,11 +58,16 @@ export function catalogDeps(
  * and with its secrets to redact; onCall is told of every request (metrics).
  */
 export function modelsResolver(
-  config: Pick<Config, "modelEndpoints" | "metricsToken" | "adminToken" | "databaseUrl">,
+  config: Pick<Config, "modelEndpoints" | "metricsToken" | "adminToken" | "databaseUrl" | "wordVectorsCache">,
   options: { fakeScript: Record<string, unknown>; onCall?: CreateModelsOptions["onCall"] },
 ): (catalog: InstalledCatalog) => Models {
   const cache = new WeakMap<InstalledCatalog, Models>();
-  const settings = { endpoints: config.modelEndpoints, secrets: configuredSecrets(config), env: process.env };
+  const settings = {
+    endpoints: config.modelEndpoints,
+    secrets: configuredSecrets(config),
+    env: process.env,
+    ...(config.wordVectorsCache === undefined ? {} : { wordVectorsCache: config.wordVectorsCache }),
+  };
   return (catalog) => {
     let models = cache.get(catalog);
     if (!models) {

@@ -51,6 +51,8 @@ export {
   fieldValue,
   fillTemplate,
   KEY_RULES,
+  LOCAL_DIMENSIONS,
+  LOCAL_MODEL,
   modelAlias,
   PROCESSOR_KINDS,
   TRIGGER_ON,

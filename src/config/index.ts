@@ -29,6 +29,8 @@ export interface Config {
   testDatabase: boolean;
   /** A YAML map of task id (or sha256:<prompt hash>) to output for the fake model provider. */
   fakeModelScript: string;
+  /** Where the local embedder keeps its word-vector cache; undefined: node_modules/.cache/engram. */
+  wordVectorsCache: string | undefined;
   /** How long a stalled worker keeps a job before another worker takes it over. */
   workerLeaseSeconds: number;
   /** A deferred vector tail at least this long is sealed by building its space's index anew. */
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     eraseMaxRecords: int(env, "ERASE_MAX_RECORDS", 100_000, 1),
     testDatabase: bool(env, "TEST_DATABASE", false),
     fakeModelScript: raw(env, "FAKE_MODEL_SCRIPT") ?? DEFAULT_FAKE_MODEL_SCRIPT,
+    wordVectorsCache: raw(env, "WORD_VECTORS_CACHE"),
     workerLeaseSeconds: int(env, "WORKER_LEASE_SECONDS", 60, 1, 3600),
     databasePoolMax: int(env, "DATABASE_POOL_MAX", 10, 1, 1000),
     rateLimitMax: int(env, "RATE_LIMIT_MAX", 12_000, 0),

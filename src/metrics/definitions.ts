@@ -1,6 +1,6 @@
 // Every metric Engram exports (docs/operations.md, "Metrics"): names, labels, buckets. No label
 // carries a workspace, an entity or record text: routes are patterns, the rest fixed vocabularies
-// (job kinds and states, search modes) and model endpoints (a MODEL_ENDPOINTS URL, fake or other:
+// (job kinds and states, search modes) and model endpoints (a MODEL_ENDPOINTS URL, fake, local or other:
 // never a name a workspace's catalog chose, which would make the label set unbounded).
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
@@ -64,7 +64,7 @@ export function defineMetrics(registry: Registry) {
     }),
     modelCalls: new Counter({
       name: "engram_model_calls_total",
-      help: "Requests sent to model providers, by endpoint (a MODEL_ENDPOINTS URL, fake or other), operation (embed, score, json, rerank) and attempt (first, or retry after a transient failure)",
+      help: "Requests sent to model providers, by endpoint (a MODEL_ENDPOINTS URL, fake, local or other), operation (embed, score, json, rerank) and attempt (first, or retry after a transient failure)",
       labelNames: ["endpoint", "operation", "attempt"] as const,
       registers,
     }),

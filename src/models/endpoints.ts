@@ -19,12 +19,12 @@ export function providerUrl(provider: ProviderDef): string {
   return endpointUrl(provider.base_url ?? OPENAI_DEFAULT_BASE_URL);
 }
 
-/** Null when the provider may be used; fake providers call nothing and are always allowed. */
+/** Null when the provider may be used; fake and local providers send nothing and are always allowed. */
 export function endpointRefusal(
   provider: ProviderDef,
   endpoints: readonly ModelEndpoint[],
 ): EndpointRefusal | null {
-  if (provider.adapter === "fake") return null;
+  if (provider.adapter !== "openai") return null;
   const url = providerUrl(provider);
   const endpoint = endpoints.find((entry) => entry.url === url);
   if (!endpoint) {
@@ -32,7 +32,7 @@ export function endpointRefusal(
       field: "base_url",
       reason:
         endpoints.length === 0
-          ? `${url} is not an allowed model endpoint: the server's MODEL_ENDPOINTS is unset, so only fake providers may be used`
+          ? `${url} is not an allowed model endpoint: the server's MODEL_ENDPOINTS is unset, so only fake and local providers may be used`
           : `${url} is not an allowed model endpoint: the server's MODEL_ENDPOINTS does not list it`,
     };
   }
@@ -49,10 +49,10 @@ export function endpointRefusal(
 
 /**
  * The bounded label a request to this provider is counted under (metrics): its URL when
- * MODEL_ENDPOINTS lists it, `fake`, or `other`; never a name a catalog chose.
+ * MODEL_ENDPOINTS lists it, `fake`, `local`, or `other`; never a name a catalog chose.
  */
 export function providerLabel(provider: ProviderDef, endpoints: readonly ModelEndpoint[]): string {
-  if (provider.adapter === "fake") return "fake";
+  if (provider.adapter !== "openai") return provider.adapter;
   const url = providerUrl(provider);
   return endpoints.some((entry) => entry.url === url) ? url : "other";
 }

@@ -20,16 +20,7 @@ import { sha256Hex } from "../platform/hash.js";
 import { ModelOutputError } from "./errors.js";
 import { estimateTokens, inputText } from "./parse.js";
 import type { Adapter, Call, JsonInput, JsonResult, RerankInput, ScoreInput } from "./types.js";
-
-/** Lowercased Unicode letter/digit runs after NFKC normalization ("Café-Bar 42" → café, bar, 42). */
-export function fakeTokens(text: string): string[] {
-  return (
-    text
-      .normalize("NFKC")
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
-}
+import { wordTokens } from "./words.js";
 
 // FNV-1a over UTF-16 code units, then the murmur3 finalizer so low bits (used for the index)
 // and high bits (used for the sign) are both well mixed.
@@ -56,7 +47,7 @@ function hash32(text: string, seed: number): number {
  */
 export function fakeEmbedding(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
-  const tokens = fakeTokens(text);
+  const tokens = wordTokens(text);
   const add = (feature: string) => {
     const index = hash32(feature, 0) % dimensions;
     const sign = hash32(feature, 0x9e3779b9) & 1 ? 1 : -1;
@@ -82,9 +73,9 @@ export function fakeScore(text: string, scale: [number, number]): number {
 
 /** The fake relevance of a document: the share of the query's distinct words it contains. */
 export function fakeRelevance(query: string, document: string): number {
-  const wanted = new Set(fakeTokens(query));
+  const wanted = new Set(wordTokens(query));
   if (wanted.size === 0) return 0;
-  const present = new Set(fakeTokens(document));
+  const present = new Set(wordTokens(document));
   let found = 0;
   for (const word of wanted) if (present.has(word)) found++;
   return found / wanted.size;

@@ -12,7 +12,6 @@ export {
   fakeEmbedding,
   fakeRelevance,
   fakeScore,
-  fakeTokens,
   loadFakeScript,
   parseFakeScript,
   promptKey,
@@ -30,3 +29,4 @@ export type {
   ScoreInput,
   Usage,
 } from "./types.js";
+export { wordTokens } from "./words.js";

@@ -15,6 +15,7 @@ import { ajv } from "../platform/schema.js";
 import { endpointRefusal, providerLabel } from "./endpoints.js";
 import { type ModelErrorContext, ModelOutputError, ModelTransportError } from "./errors.js";
 import { FakeAdapter } from "./fake.js";
+import { LocalAdapter } from "./local/adapter.js";
 import { OpenAIAdapter } from "./openai.js";
 import type {
   Adapter,
@@ -119,7 +120,9 @@ class Router implements Models {
     const adapter =
       def.adapter === "fake"
         ? new FakeAdapter(this.options.fakeScript ?? {})
-        : new OpenAIAdapter(name, def, { env: this.env, timeoutMs: this.timeoutMs, redact: this.redact });
+        : def.adapter === "local"
+          ? new LocalAdapter(this.options.wordVectorsCache)
+          : new OpenAIAdapter(name, def, { env: this.env, timeoutMs: this.timeoutMs, redact: this.redact });
     const provider = { adapter, endpoint: providerLabel(def, this.options.endpoints) };
     this.providers.set(name, provider);
     return provider;

@@ -83,6 +83,8 @@ export interface CreateModelsOptions {
   endpoints: readonly ModelEndpoint[];
   /** Where api_key_env variables are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Where the local adapter keeps its word-vector cache (default node_modules/.cache/engram). */
+  wordVectorsCache?: string;
   /** Outputs of the fake provider's JSON tasks, by task id or `sha256:<hex of the prompt>`. */
   fakeScript?: Record<string, unknown>;
   /** Per-request timeout of the openai adapter (default 60 s). */
@@ -102,7 +104,7 @@ export interface CreateModelsOptions {
 
 /** One request to a provider as it ended: failed, or answered with usage where known. */
 export interface ModelCall {
-  /** Where it was sent, as a bounded label: a MODEL_ENDPOINTS URL, `fake` or `other`. */
+  /** Where it was sent, as a bounded label: a MODEL_ENDPOINTS URL, `fake`, `local` or `other`. */
   endpoint: string;
   operation: "embed" | "score" | "json" | "rerank";
   /** `retry` when the same target was asked again after a transient failure. */

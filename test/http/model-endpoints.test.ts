@@ -75,7 +75,7 @@ describe("MODEL_ENDPOINTS at publish", () => {
           file: "conf/models.yaml",
           path: "providers.evil.base_url",
         });
-        expect(res.body.detail).toMatch(/MODEL_ENDPOINTS is unset, so only fake providers/);
+        expect(res.body.detail).toMatch(/MODEL_ENDPOINTS is unset, so only fake and local providers/);
         expect(res.installed).toBe(false);
       }
       expect(stub.requests).toHaveLength(0);

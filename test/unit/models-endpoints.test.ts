@@ -19,8 +19,9 @@ const endpoints = [
 ];
 
 describe("endpointRefusal", () => {
-  it("allows fake providers whatever the list", () => {
+  it("allows fake and local providers whatever the list (they send nothing)", () => {
     expect(endpointRefusal({ ...openai(null), adapter: "fake" }, [])).toBeNull();
+    expect(endpointRefusal({ ...openai(null), adapter: "local" }, [])).toBeNull();
   });
 
   it("compares a provider without base_url as the openai default endpoint", () => {
@@ -55,8 +56,9 @@ describe("a refusal names what the catalog wrote, never the operator's variable"
 });
 
 describe("providerLabel: a bounded metrics label, never a catalog's own names", () => {
-  it("labels by the endpoint the provider sends to: listed URL, fake or other", () => {
+  it("labels by the endpoint the provider sends to: listed URL, fake, local or other", () => {
     expect(providerLabel({ ...openai(null), adapter: "fake" }, endpoints)).toBe("fake");
+    expect(providerLabel({ ...openai(null), adapter: "local" }, endpoints)).toBe("local");
     expect(providerLabel(openai("http://127.0.0.1:11434/v1/"), endpoints)).toBe("http://127.0.0.1:11434/v1");
     expect(providerLabel(openai("http://127.0.0.1:19999/v1"), endpoints)).toBe("other");
   });

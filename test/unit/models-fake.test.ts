@@ -8,12 +8,12 @@ import type { ModelsConf } from "../../src/catalog/index.js";
 import {
   createModels,
   fakeEmbedding,
-  fakeTokens,
   loadFakeScript,
   ModelOutputError,
   modelAppError,
   parseFakeScript,
   promptKey,
+  wordTokens,
 } from "../../src/models/index.js";
 import { AppError } from "../../src/platform/errors.js";
 
@@ -43,7 +43,7 @@ describe("fake embeddings", () => {
   const models = createModels(conf, { endpoints: [] });
 
   it("normalizes text into lowercased Unicode letter and digit tokens", () => {
-    expect(fakeTokens("Café-Bar, 42 ÉCOLE! straße")).toEqual(["café", "bar", "42", "école", "straße"]);
+    expect(wordTokens("Café-Bar, 42 ÉCOLE! straße")).toEqual(["café", "bar", "42", "école", "straße"]);
   });
 
   it("have exactly the alias's dimensions and unit length", async () => {

@@ -86,7 +86,8 @@ export function profileCapabilities(profile: SearchProfileDef): Set<Capability> 
 }
 
 export interface ProviderDef {
-  adapter: "openai" | "fake";
+  /** openai: an OpenAI-compatible endpoint; fake: deterministic and lexical; local: word vectors, embeddings only. */
+  adapter: "openai" | "fake" | "local";
   base_url: string | null;
   api_key_env: string | null;
   token_limit_field: "max_completion_tokens" | "max_tokens";

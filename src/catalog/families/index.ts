@@ -11,7 +11,7 @@ export {
   parseDerivation,
 } from "./derivations.js";
 export { linkMcpInterface, parseMcpInterface } from "./mcp-interface.js";
-export { parseModels } from "./models.js";
+export { LOCAL_DIMENSIONS, LOCAL_MODEL, parseModels } from "./models.js";
 export { linkProcessor, PROCESSOR_KINDS, parseProcessor, processorSummary } from "./processors.js";
 export { linkSearchProfile, parseSearchProfile } from "./search-profiles.js";
 export { linkTrigger, parseCron, parseTrigger, TRIGGER_ON, triggerSummary } from "./triggers.js";

@@ -11,6 +11,12 @@ import {
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const TARGET = /^([a-z][a-z0-9_-]*):(.+)$/;
 const SPACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/**
+ * The one model of the `local` adapter (docs/catalog.md, "The local embedder"): 100-dimensional
+ * word vectors. It embeds and does nothing else.
+ */
+export const LOCAL_MODEL = "wink-sg-100d";
+export const LOCAL_DIMENSIONS = 100;
 // Largest vector pgvector indexes with HNSW is 2000; our real[] layout has no limit, but a
 // model with more dimensions than this is a mistake in practice.
 const MAX_DIMENSIONS = 16_000;
@@ -27,7 +33,7 @@ function parseProvider(src: Def): ProviderDef {
       baseUrl.fail("must be an http(s) URL");
   }
   return {
-    adapter: src.at("adapter").oneOf(["openai", "fake"] as const),
+    adapter: src.at("adapter").oneOf(["openai", "fake", "local"] as const),
     base_url: (baseUrl?.value as string | undefined) ?? null,
     // Secrets live in the process environment; the catalog only names the variable.
     api_key_env:
@@ -57,11 +63,18 @@ function parseAlias(src: Def, providers: Record<string, ProviderDef>): ModelAlia
     const provider = src.at("provider").string();
     if (!Object.hasOwn(providers, provider))
       src.at("provider").fail(`no provider "${provider}"`, "definition_unresolved");
+    const model = src.at("model").string();
+    const dimensions = src.at("dimensions").integer({ min: 1, max: MAX_DIMENSIONS });
+    if (providers[provider]?.adapter === "local") {
+      if (model !== LOCAL_MODEL) src.at("model").fail(`the local adapter has one model, "${LOCAL_MODEL}"`);
+      if (dimensions !== LOCAL_DIMENSIONS)
+        src.at("dimensions").fail(`the local adapter's ${LOCAL_MODEL} has ${LOCAL_DIMENSIONS} dimensions`);
+    }
     return {
       kind: "embedding",
       provider,
-      model: src.at("model").string(),
-      dimensions: src.at("dimensions").integer({ min: 1, max: MAX_DIMENSIONS }),
+      model,
+      dimensions,
       space: src.at("space").string({ pattern: SPACE, patternHint: "an embedding space identifier" }),
     };
   }
@@ -72,6 +85,8 @@ function parseAlias(src: Def, providers: Record<string, ProviderDef>): ModelAlia
     if (provider === undefined) src.at("targets").at(i).fail(`"${target}" is not provider:model`);
     else if (!providers[provider])
       src.at("targets").at(i).fail(`no provider "${provider}"`, "definition_unresolved");
+    else if (providers[provider].adapter === "local")
+      src.at("targets").at(i).fail(`provider "${provider}" is local word vectors: it only embeds`);
   });
   const params = src.at("params").maybe();
   params?.fields(["max_output_tokens"]);

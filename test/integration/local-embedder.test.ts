@@ -1,0 +1,103 @@
+// The local embedder through the whole path (docs/catalog.md, "The local embedder"): a catalog
+// whose embedding alias is `adapter: local` publishes with no MODEL_ENDPOINTS, the worker embeds
+// the records, and a vector search finds each record by a query that shares no word with it.
+// The vectors stored are exactly the ones the embedder computes, on PGlite and on the server.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localEmbedding } from "../../src/models/local/adapter.js";
+import { type WordVectors, wordVectors } from "../../src/models/local/vectors.js";
+import type { Worker } from "../../src/worker/runner.js";
+import { createTestApp, type TestApp } from "../support/app.js";
+import { LOCAL_SPACE, withEmbedder } from "../support/embedders.js";
+import { exampleRequest } from "../support/example-catalog.js";
+import { SYNONYMS } from "../support/synonyms.js";
+import { waitFor } from "../support/wait.js";
+import { startTestWorker } from "../support/worker.js";
+
+/** The example package with its embedding alias on the local embedder. */
+const localCatalog = async () => withEmbedder(await exampleRequest(), "local");
+
+describe("the local embedder in a catalog", () => {
+  let t: TestApp;
+  let headers: { authorization: string };
+  let worker: Worker;
+  let table: WordVectors;
+  let ids: string[];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ headers } = await t.workspace("local-embedder"));
+    const published = await t.app.inject({
+      method: "POST",
+      url: "/catalog",
+      headers,
+      payload: await localCatalog(),
+    });
+    expect(published.statusCode, published.body).toBe(200);
+    worker = await startTestWorker(t.db);
+    table = await wordVectors();
+    ids = await t.writeRecords(
+      headers,
+      SYNONYMS.records.map((text, i) => ({
+        collection: "customer_events",
+        entity: `c${i}`,
+        type: "note",
+        text,
+      })),
+    );
+    await waitFor(async () => {
+      const ready = await Promise.all(
+        ids.map(async (id) => (await t.app.inject({ url: `/records/${id}`, headers })).json().ready),
+      );
+      return ready.every(Boolean);
+    });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await t.close();
+  });
+
+  it.each(SYNONYMS.queries)("finds the record that means $query first", async ({ query, answer }) => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/search",
+      headers,
+      payload: { mode: "vector", q: query, k: 4, scope: { collections: ["customer_events"] } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().hits[0]?.id).toBe(ids[answer]);
+  });
+
+  it("stores exactly the vectors the embedder computes", async () => {
+    const { rows } = await t.db.query<{ record_id: string; embedding: string }>(
+      "SELECT record_id, embedding::text AS embedding FROM embeddings WHERE space = $1",
+      [LOCAL_SPACE],
+    );
+    const stored = new Map(
+      rows.map((row) => [row.record_id, (row.embedding.match(/-?[\d.]+(?:e[-+]?\d+)?/g) ?? []).map(Number)]),
+    );
+    SYNONYMS.records.forEach((text, i) => {
+      const computed = localEmbedding(table, text).map(Math.fround);
+      expect(stored.get(ids[i] as string)?.map(Math.fround)).toEqual(computed);
+    });
+  });
+
+  it("refuses a local provider as a model target, or with another model or dimension count", async () => {
+    const request = await localCatalog();
+    const models = request.files["conf/models.yaml"] as string;
+    for (const [wrong, message] of [
+      [models.replace('targets: ["local:fake-chat"]', 'targets: ["words:wink-sg-100d"]'), "only embeds"],
+      [models.replace("model: wink-sg-100d", "model: glove-300"), "one model"],
+      [models.replace("dimensions: 100", "dimensions: 300"), "100 dimensions"],
+    ] as const) {
+      expect(wrong).not.toBe(models);
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/catalog?dry_run=true",
+        headers,
+        payload: { ...request, files: { ...request.files, "conf/models.yaml": wrong } },
+      });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.body).toContain(message);
+    }
+  });
+});
