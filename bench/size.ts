@@ -107,7 +107,9 @@ try {
   // and the dead row versions of the enrichment reclaimed. Servers with autovacuum off (this
   // machine's CI configuration) would otherwise search a records table that is half dead rows.
   await system.db.exec("VACUUM ANALYZE");
-  const answerModel = answerStub ? await startAnswerModel(api, main.key, answerStub, options.embedder) : undefined;
+  const answerModel = answerStub
+    ? await startAnswerModel(api, main.key, answerStub, options.embedder)
+    : undefined;
   log(`search: ${options.requests} requests or ${options.seconds} s per configuration`);
   const search = await measureSearch(
     system,
