@@ -42,8 +42,8 @@ const HELP = `npm run bench -- [flags]
   --single 2000           rows written one per request (batch-of-1 figure)
   --noise 0.2             rows of each of 2 noise workspaces, share of the main one
   --words 5000            vocabulary size (Zipf-distributed)
-  --embedder fake         the example package's embedder: fake (word hashing) or local (word
-                          vectors, docs/catalog.md "The local embedder")
+  --embedder local        the example package's embedder: local (word vectors, docs/catalog.md
+                          "The local embedder", as it ships) or fake (word hashing)
   --keep                  keep each size's scratch database and print where: its name on
                           the server, a data directory dump (loadDataDir) on PGlite
   --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
@@ -79,7 +79,7 @@ export function parseOptions(argv: string[]): Options {
       words: { type: "string" },
       modes: { type: "string" },
       keep: { type: "boolean", default: false },
-      embedder: { type: "string", default: "fake" },
+      embedder: { type: "string", default: "local" },
       help: { type: "boolean", default: false },
     },
   });

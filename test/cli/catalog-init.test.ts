@@ -59,7 +59,7 @@ describe("engram catalog init DIR", () => {
     expect(stdout).toContain(`npm exec -- engram catalog publish ${dir} --package starter@1.0.0\n`);
   });
 
-  it("loads with the catalog loader: two collections, full-text and embeddings, fake and OpenAI providers", async () => {
+  it("loads with the catalog loader: two collections, full-text and local embeddings, fake and OpenAI providers", async () => {
     const { index } = loadCatalog(await readCatalogDirectory(dir), "starter@1.0.0");
     const events = index.collections.get("events@1")?.def;
     const facts = index.collections.get("facts@1")?.def;
@@ -78,7 +78,12 @@ describe("engram catalog init DIR", () => {
       text_rank: { kind: "bm25", k1: 1.2, b: 0.75 },
     });
     const models = index.models.def;
-    expect(models.aliases.embed).toMatchObject({ kind: "embedding", provider: "local" });
+    expect(models.aliases.embed).toMatchObject({
+      kind: "embedding",
+      provider: "words",
+      model: "wink-sg-100d",
+    });
+    expect(models.providers.words?.adapter).toBe("local");
     expect(models.providers.local?.adapter).toBe("fake");
     // The OpenAI provider is a commented example: unlisted in MODEL_ENDPOINTS it would not publish.
     expect(models.providers.openai).toBeUndefined();

@@ -117,7 +117,7 @@ describe("engram serve with METRICS_TOKEN", () => {
       );
     });
     expect(
-      value(samples, "engram_model_calls_total", { endpoint: "fake", operation: "embed" }),
+      value(samples, "engram_model_calls_total", { endpoint: "local", operation: "embed" }),
     ).toBeGreaterThan(0);
     expect(
       value(samples, "engram_http_requests_total", { method: "POST", route: "/records", status: "200" }),
@@ -282,7 +282,7 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     expect(value(after, "engram_oldest_unready_record_age_seconds")).toBe(0);
     // The example's processors: one score of each event (urgency, alias chat), embeddings (alias embed).
     expect(moved("engram_model_calls_total", { endpoint: "fake", operation: "score" })).toBe(TEXT.length);
-    expect(moved("engram_model_calls_total", { endpoint: "fake", operation: "embed" })).toBeGreaterThan(0);
+    expect(moved("engram_model_calls_total", { endpoint: "local", operation: "embed" })).toBeGreaterThan(0);
     expect(moved("engram_model_failures_total")).toBe(0);
   });
 
@@ -302,7 +302,7 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     const moved = (from: Sample[], to: Sample[], name: string, labels: Record<string, string>) =>
       value(to, name, labels) - value(from, name, labels);
     const searches = "engram_search_duration_seconds_count";
-    const embeds = { endpoint: "fake", operation: "embed" };
+    const embeds = { endpoint: "local", operation: "embed" };
     expect(moved(before, afterText, searches, { mode: "text" })).toBe(1);
     expect(moved(before, afterText, searches, { mode: "hybrid" })).toBe(0);
     expect(moved(before, afterText, "engram_model_calls_total", embeds)).toBe(0);
@@ -325,7 +325,7 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().hits.length).toBeGreaterThan(0);
     const after = await scrape();
-    const embeds = { endpoint: "fake", operation: "embed" };
+    const embeds = { endpoint: "local", operation: "embed" };
     expect(
       value(after, "engram_model_calls_total", embeds) - value(before, "engram_model_calls_total", embeds),
     ).toBe(1);

@@ -133,7 +133,7 @@ describe("deferred vector indexing", () => {
   it.skipIf(onCitus)("a small tail is merged into the current index row by row", async () => {
     const tail = await deferredTail();
     const [before] = await state();
-    expect(await seal(t.db)).toEqual([{ space: before?.space, dimensions: 256, how: "merged", rows: tail }]);
+    expect(await seal(t.db)).toEqual([{ space: before?.space, dimensions: 100, how: "merged", rows: tail }]);
     expect(await deferredTail()).toBe(0);
     expect(await state()).toEqual([before]);
     expect(await seal(t.db)).toEqual([]);
@@ -166,7 +166,7 @@ describe("deferred vector indexing", () => {
       const before = await state();
       const indexes = await hnswIndexes();
       expect(await seal(t.db, { bulkMinRows: 1 })).toEqual([
-        { space: before[0]?.space, dimensions: 256, how: "merged", rows: tail },
+        { space: before[0]?.space, dimensions: 100, how: "merged", rows: tail },
       ]);
       expect(await deferredTail()).toBe(0);
       expect(await state()).toEqual(before);
@@ -183,7 +183,7 @@ describe("deferred vector indexing", () => {
       expect(tail).toBeGreaterThan(0);
       const [before] = await state();
       const sealed = await seal(t.db, { bulkMinRows: 1 });
-      expect(sealed).toEqual([{ space: before?.space, dimensions: 256, how: "built", rows: 121 }]);
+      expect(sealed).toEqual([{ space: before?.space, dimensions: 100, how: "built", rows: 121 }]);
       const [after] = await state();
       const last = await count("SELECT max(seq)::int AS n FROM embeddings WHERE deferred");
       expect(after?.built_through).toBe(last);

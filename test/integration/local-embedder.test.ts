@@ -1,5 +1,5 @@
-// The local embedder through the whole path (docs/catalog.md, "The local embedder"): a catalog
-// whose embedding alias is `adapter: local` publishes with no MODEL_ENDPOINTS, the worker embeds
+// The local embedder through the whole path (docs/catalog.md, "The local embedder"): the example
+// package, whose embedding alias is `adapter: local`, publishes with no MODEL_ENDPOINTS, the worker embeds
 // the records, and a vector search finds each record by a query that shares no word with it.
 // The vectors stored are exactly the ones the embedder computes, on PGlite and on the server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,14 +7,11 @@ import { localEmbedding } from "../../src/models/local/adapter.js";
 import { type WordVectors, wordVectors } from "../../src/models/local/vectors.js";
 import type { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp } from "../support/app.js";
-import { LOCAL_SPACE, withEmbedder } from "../support/embedders.js";
+import { LOCAL_SPACE } from "../support/embedders.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { SYNONYMS } from "../support/synonyms.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
-
-/** The example package with its embedding alias on the local embedder. */
-const localCatalog = async () => withEmbedder(await exampleRequest(), "local");
 
 describe("the local embedder in a catalog", () => {
   let t: TestApp;
@@ -30,7 +27,7 @@ describe("the local embedder in a catalog", () => {
       method: "POST",
       url: "/catalog",
       headers,
-      payload: await localCatalog(),
+      payload: await exampleRequest(),
     });
     expect(published.statusCode, published.body).toBe(200);
     worker = await startTestWorker(t.db);
@@ -82,7 +79,7 @@ describe("the local embedder in a catalog", () => {
   });
 
   it("refuses a local provider as a model target, or with another model or dimension count", async () => {
-    const request = await localCatalog();
+    const request = await exampleRequest();
     const models = request.files["conf/models.yaml"] as string;
     for (const [wrong, message] of [
       [models.replace('targets: ["local:fake-chat"]', 'targets: ["words:wink-sg-100d"]'), "only embeds"],

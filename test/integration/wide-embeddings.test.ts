@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { withEmbedder } from "../support/embedders.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { waitFor } from "../support/wait.js";
 import { startTestWorker } from "../support/worker.js";
@@ -15,7 +16,8 @@ describe.each([3072, 4500])("an embedding model of %i dimensions", (dimensions) 
   beforeAll(async () => {
     t = await createTestApp();
     ({ headers } = await t.workspace(`wide-${dimensions}`));
-    const request = await exampleRequest();
+    // Fake hashing embeds at any width.
+    const request = withEmbedder(await exampleRequest(), "fake");
     const files = { ...request.files };
     files["conf/models.yaml"] = (files["conf/models.yaml"] as string)
       .replace("fake-embed-256", `fake-embed-${dimensions}`)

@@ -71,8 +71,8 @@ describe("the worker", () => {
         [workspaceId],
       );
       expect(rows).toEqual([
-        { record_id: event.id, space: "fake-256-v1", dims: 256, indexed: true },
-        { record_id: fact.id, space: "fake-256-v1", dims: 256, indexed: true },
+        { record_id: event.id, space: "wink-sg-100d-v1", dims: 100, indexed: true },
+        { record_id: fact.id, space: "wink-sg-100d-v1", dims: 100, indexed: true },
       ]);
       // The projected field (topic) is in the full-text vector.
       const { rows: matched } = await t.db.query(

@@ -4,6 +4,7 @@ import { type AppDeps, buildApp } from "../../src/http/index.js";
 import type { Db } from "../../src/platform/db/index.js";
 import { createWorkspace } from "../../src/workspaces/index.js";
 import { createTestDb, type TestDb } from "./db.js";
+import { type Embedder, withEmbedder } from "./embedders.js";
 import { exampleRequest } from "./example-catalog.js";
 import { stubEndpoints } from "./openai-stub.js";
 import { checkResponseContract, contractViolations } from "./response-contract.js";
@@ -40,7 +41,8 @@ export interface TestApp {
   /** POST /catalog with this body in the workspace of these headers; the response as it came. */
   publish(headers: { authorization: string }, payload: object): Promise<LightMyRequestResponse>;
   /** Publishes the example package (examples/catalog) into the workspace of these headers. */
-  publishExample(headers: { authorization: string }): Promise<void>;
+  /** Publishes the example package (with another embedder than its own, when `embedder` says). */
+  publishExample(headers: { authorization: string }, embedder?: Embedder): Promise<void>;
   /** Writes rows through POST /records (failing on anything but 200) and returns the inserted ids. */
   writeRecords(headers: { authorization: string }, records: object[]): Promise<string[]>;
   close(): Promise<void>;
@@ -72,8 +74,9 @@ export async function createTestApp(
         headers: { authorization: `Bearer ${created.api_key}` },
       };
     },
-    async publishExample(headers) {
-      const res = await publish(headers, await exampleRequest());
+    async publishExample(headers, embedder) {
+      const request = await exampleRequest();
+      const res = await publish(headers, embedder ? withEmbedder(request, embedder) : request);
       if (res.statusCode !== 200) throw new Error(`publishing the example failed: ${res.body}`);
     },
     async writeRecords(headers, records) {
