@@ -5,32 +5,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localEmbedding } from "../../src/models/local/adapter.js";
 import { type WordVectors, wordVectors } from "../../src/models/local/vectors.js";
-import type { Worker } from "../../src/worker/runner.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { LOCAL_SPACE } from "../support/embedders.js";
 import { exampleRequest } from "../support/example-catalog.js";
 import { SYNONYMS } from "../support/synonyms.js";
-import { waitFor } from "../support/wait.js";
-import { startTestWorker } from "../support/worker.js";
+import { enrichAll } from "../support/worker.js";
 
 describe("the local embedder in a catalog", () => {
   let t: TestApp;
   let headers: { authorization: string };
-  let worker: Worker;
   let table: WordVectors;
   let ids: string[];
 
   beforeAll(async () => {
     t = await createTestApp();
-    ({ headers } = await t.workspace("local-embedder"));
-    const published = await t.app.inject({
-      method: "POST",
-      url: "/catalog",
-      headers,
-      payload: await exampleRequest(),
-    });
-    expect(published.statusCode, published.body).toBe(200);
-    worker = await startTestWorker(t.db);
+    const ws = await t.workspace("local-embedder");
+    headers = ws.headers;
+    await t.publishExample(headers);
     table = await wordVectors();
     ids = await t.writeRecords(
       headers,
@@ -41,17 +32,9 @@ describe("the local embedder in a catalog", () => {
         text,
       })),
     );
-    await waitFor(async () => {
-      const ready = await Promise.all(
-        ids.map(async (id) => (await t.app.inject({ url: `/records/${id}`, headers })).json().ready),
-      );
-      return ready.every(Boolean);
-    });
+    await enrichAll(t.db, ws.id);
   });
-  afterAll(async () => {
-    await worker?.stop();
-    await t.close();
-  });
+  afterAll(() => t.close());
 
   it.each(SYNONYMS.queries)("finds the record that means $query first", async ({ query, answer }) => {
     const res = await t.app.inject({

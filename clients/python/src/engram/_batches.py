@@ -23,9 +23,9 @@ class Batch:
     rows: list[RecordRow]
 
 
-def encoded_size(value: Any) -> int:
-    """Bytes of `value` as the client sends it (compact JSON, UTF-8)."""
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+def compact_json(value: Any) -> bytes:
+    """`value` as the client sends it: compact JSON, UTF-8 (what batches are measured by)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def split_batches(rows: list[RecordRow], limits: WorkspaceInfoLimits) -> list[Batch]:
@@ -33,7 +33,7 @@ def split_batches(rows: list[RecordRow], limits: WorkspaceInfoLimits) -> list[Ba
     batches: list[Batch] = []
     size = ENVELOPE_BYTES
     for index, row in enumerate(rows):
-        row_size = encoded_size(row) + 1
+        row_size = len(compact_json(row)) + 1
         if (
             not batches
             or len(batches[-1].rows) >= limits["max_batch_records"]

@@ -3,13 +3,13 @@ Reply, and the walk through an operation's steps."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 import httpx
 
-from ._steps import NO_BODY, Call, Op, Reply, RetryPolicy, Step
+from ._batches import compact_json
+from ._steps import NO_BODY, NO_RETRY, Call, Op, Reply, RetryPolicy, Step
 from ._version import VERSION
 
 T = TypeVar("T")
@@ -20,7 +20,7 @@ USER_AGENT = f"engram-client-python/{VERSION}"
 def retry_policy(retry: RetryPolicy | bool | None) -> RetryPolicy:
     """The policy a client's `retry` option names: None or True the defaults, False no retries."""
     if retry is False:
-        return RetryPolicy(attempts=1)
+        return NO_RETRY
     return RetryPolicy() if retry is None or retry is True else retry
 
 
@@ -34,14 +34,14 @@ def checked_url(url: str, key: str) -> str:
 
 def request_arguments(base_url: str, key: str, call: Call) -> dict[str, Any]:
     """httpx.request's arguments for a call: the key, the query (booleans as true/false, lists
-    repeated, None left out) and compact JSON (the size batches are cut by)."""
+    repeated, None left out) and the body as compact JSON (the size batches are cut by)."""
     headers = {"authorization": f"Bearer {key}", "user-agent": USER_AGENT}
     arguments: dict[str, Any] = {"method": call.method, "url": base_url + call.path, "headers": headers}
     if call.params:
         arguments["params"] = query_params(call.params)
     if call.body is not NO_BODY:
         headers["content-type"] = "application/json"
-        arguments["content"] = json.dumps(call.body, separators=(",", ":"), ensure_ascii=False).encode()
+        arguments["content"] = compact_json(call.body)
     return arguments
 
 
