@@ -61,6 +61,11 @@ export function keyCommand(): Command {
     .addOption(workspaceOption())
     .option("--name <label>", "a label shown by key list", "default")
     .option("--read-only", "the key can read but every write gets 403 key_read_only")
+    .addOption(
+      new Option("--admin", "the key also manages the workspace's keys over HTTP (/keys)").conflicts(
+        "readOnly",
+      ),
+    )
     .option("--expires-in <duration>", "the key stops working after this long: 30d, 12h, 90m, 2w")
     .option("--json", "print {workspace, id, name, scope, prefix, api_key, expires_at}")
     .action(
@@ -68,6 +73,7 @@ export function keyCommand(): Command {
         workspace: string;
         name: string;
         readOnly?: boolean;
+        admin?: boolean;
         expiresIn?: string;
         json?: boolean;
       }) => {
@@ -75,7 +81,7 @@ export function keyCommand(): Command {
         const created = await withDatabase(async (db) =>
           insertKey(db, await requireWorkspaceByName(db, options.workspace), {
             name: options.name,
-            scope: options.readOnly ? "read_only" : "read_write",
+            scope: options.admin ? "admin" : options.readOnly ? "read_only" : "read_write",
             expiresInMs,
           }),
         );

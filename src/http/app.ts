@@ -1,6 +1,6 @@
 // buildApp(): the workspace API as one Fastify app: hooks (auth, origins, rate limits, input
 // rules, problem details), the OpenAPI document, and every route of src/contract registered.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Config } from "../config/index.js";
 import { problemSchema } from "../contract/index.js";
 import { catalogDeps, modelsResolver, wireModules } from "../deps.js";
@@ -9,6 +9,7 @@ import type { Db } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { createLogger } from "../platform/log.js";
 import { ajv, compileQuerySchema } from "../platform/schema.js";
+import { redactKeys } from "../workspaces/index.js";
 import { registerAuth } from "./auth.js";
 import { closeQueryStrings, refuseMalformedQueries } from "./closed-query.js";
 import { consoleRoutes } from "./console.js";
@@ -81,13 +82,29 @@ function documentProblems(app: FastifyInstance): void {
   });
 }
 
+/** Fastify's fields of a request's log line, with a key sent in its URL cut to its prefix. */
+function requestLogFields(req: FastifyRequest) {
+  return {
+    method: req.method,
+    url: redactKeys(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   wireModules();
   const app = engramFastify({
     // Logs go to stderr, like every other log of the process (docs/api.md "Configuration").
     ...(deps.config.logLevel === "silent"
       ? { logger: false }
-      : { loggerInstance: createLogger(deps.config.logLevel) }),
+      : {
+          loggerInstance: createLogger(deps.config.logLevel).child(
+            {},
+            { serializers: { req: requestLogFields } },
+          ),
+        }),
     bodyLimit: BODY_LIMIT_BYTES,
   });
   app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -100,8 +117,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metricsRoutes(app, { metrics, token: deps.config.metricsToken });
   deps.instrument?.(app);
   const methodsFor = trackRoutes(app);
+  // Without ADMIN_TOKEN the operator API is not there for any method: no 405 names its routes.
+  const hidden = (url: string) => deps.config.adminToken === undefined && /^\/admin(\/|\?|$)/.test(url);
   app.setNotFoundHandler((request, reply) => {
-    const allowed = methodsFor(request.url).filter((m) => m !== "HEAD" && m !== "OPTIONS");
+    const allowed = hidden(request.url)
+      ? []
+      : methodsFor(request.url).filter((m) => m !== "HEAD" && m !== "OPTIONS");
     if (allowed.length > 0) {
       reply.header("Allow", allowed.join(", "));
       return sendProblem(

@@ -1,4 +1,4 @@
-export { isWellFormedKey, keyDigest } from "./keys.js";
+export { isWellFormedKey, keyDigest, redactKeys } from "./keys.js";
 export { type WorkspaceOverview, workspaceOverview } from "./overview.js";
 export {
   authenticate,

@@ -17,6 +17,14 @@ export function keyPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 8);
 }
 
+// A key inside a longer text (a URL): its prefix, then whatever follows it.
+const KEY_IN_TEXT = /(egk_[A-Za-z0-9_-]{8})[A-Za-z0-9_-]+/g;
+
+/** The text with every key in it cut to its prefix, what GET /keys lists of it. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_IN_TEXT, "$1…");
+}
+
 /** The only form in which a key is stored: its SHA-256 digest, hex encoded. */
 export function keyDigest(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");

@@ -121,6 +121,15 @@ export async function listKeys(db: Queryable, workspaceId: string): Promise<KeyI
   return (await db.query<KeyInfo>(sql.LIST_KEYS, [workspaceId])).rows;
 }
 
+export interface RevokeOptions {
+  /**
+   * Whether the key itself may name it (the CLI, on the server's machine). Over HTTP only ids
+   * do: a key in a URL would travel to proxies and request logs.
+   */
+  byKey?: boolean;
+  now?: number;
+}
+
 /**
  * Revokes one of the workspace's keys, named by its id or by the key itself (what leaked); it
  * stops authorizing with the next request. A key of another workspace is not found.
@@ -129,16 +138,17 @@ export async function revokeKey(
   db: Queryable,
   workspace: { id: string; name: string },
   idOrKey: string,
-  now: number = Date.now(),
+  options: RevokeOptions = {},
 ): Promise<RevokedKey> {
-  const byKey = isWellFormedKey(idOrKey);
+  const isKey = isWellFormedKey(idOrKey);
+  const byKey = isKey && (options.byKey ?? true);
   const row =
     byKey || isUuid(idOrKey)
       ? (
           await db.query<RevokedKey>(byKey ? sql.REVOKE_KEY_BY_DIGEST : sql.REVOKE_KEY, [
             workspace.id,
             byKey ? keyDigest(idOrKey) : idOrKey,
-            new Date(now),
+            new Date(options.now ?? Date.now()),
           ])
         ).rows[0]
       : undefined;
@@ -146,7 +156,7 @@ export async function revokeKey(
   if (!row)
     throw new AppError(
       "not_found",
-      `workspace ${workspace.name} has no ${byKey ? "such key" : `key ${idOrKey}`}`,
+      `workspace ${workspace.name} has no ${isKey ? "such key" : `key ${idOrKey}`}`,
     );
   return row;
 }

@@ -144,4 +144,17 @@ describe("engram key", { timeout: 90_000 }, () => {
   it("the refused commands created nothing", async () => {
     expect((await list()).length).toBe(3);
   });
+
+  it("create --admin makes a key that manages keys; with --read-only it is refused", async () => {
+    const refused = await runCli(["key", "create", "--workspace", "keyed", "--admin", "--read-only"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/'--admin' cannot be used with option '--read-only'/);
+    const made = await runCli(
+      ["key", "create", "--workspace", "keyed", "--name", "ops", "--admin", "--json"],
+      env,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ name: "ops", scope: "admin" });
+    expect((await list()).filter((k) => k.scope === "admin").map((k) => k.name)).toEqual(["default", "ops"]);
+  });
 });

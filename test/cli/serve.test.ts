@@ -93,6 +93,14 @@ describe("engram serve (the quick start)", () => {
     expect(res.status).toBe(200);
     const line = await waitFor(async () => logged.split("\n").find((l) => l.includes('"url":"/views"')));
     expect(JSON.parse(line)).toMatchObject({ req: { method: "GET", url: "/views" } });
+    // A key sent in a URL is logged as its prefix only (and over HTTP revokes nothing).
+    const revoke = await fetch(`${url}/keys/${demoKey}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${demoKey}` },
+    });
+    expect(revoke.status).toBe(404);
+    const cut = `/keys/${demoKey.slice(0, 12)}…`;
+    await waitFor(async () => logged.includes(cut));
     // stderr holds the log lines and, once, the demo key's banner: no log line holds a key.
     const logLines = logged
       .split("\n")

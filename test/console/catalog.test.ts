@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { expect, it } from "vitest";
 import { parse } from "yaml";
 import { exampleRequest, UNLISTED_VIEW } from "../support/example-catalog.js";
+import { catalogWithFragment } from "../support/langgraph-fragment.js";
 import { consoleSuite, noHorizontalScroll } from "./harness.js";
 
 /** Writes a catalog directory as a person would keep it: files under their relative paths. */
@@ -44,6 +45,8 @@ let additive: string;
 let reinterpreting: string;
 /** A file that is not YAML. */
 let broken: string;
+/** support@1.6.0: the LangGraph fragment with another text configuration, a second search place. */
+let places: string;
 /** support@1.5.0: one more view, listed in the manifest. */
 let withView: string;
 
@@ -80,6 +83,16 @@ async function writeCatalogs(): Promise<void> {
       base["packages/support.yaml"] as string,
       "  - orphan_pages@1",
       "  - orphan_pages@1\n  - recent_notes@1",
+    ),
+  });
+  const fragment = (await catalogWithFragment()).files;
+  places = await writeCatalog(root, "places", {
+    ...fragment,
+    "packages/support.yaml": replaced(fragment["packages/support.yaml"] as string, "1.1.0", "1.6.0"),
+    "search_profiles/langgraph.yaml": replaced(
+      fragment["search_profiles/langgraph.yaml"] as string,
+      "text_config: english",
+      "text_config: simple",
     ),
   });
   broken = await writeCatalog(root, "broken", {
@@ -260,6 +273,18 @@ consoleSuite("console: catalog page", { setup: writeCatalogs, teardown: removeCa
     expect(await report.textContent()).toMatch(
       /No stored record is read differently|Stored records still satisfy/,
     );
+    expect((await server.api("GET", "/catalog")).body.package).toBe(installed);
+  });
+
+  it("shows a dry run's warnings: default collections a search naming none would be refused across", async () => {
+    const { page, server } = ctx;
+    const installed = (await server.api("GET", "/catalog")).body.package as string;
+    await page.goto(`${server.url}/console/catalog?tab=publish`);
+    await page.getByLabel("Catalog directory", { exact: true }).setInputFiles(places);
+    const report = page.getByRole("region", { name: "Dry-run report" });
+    const warnings = report.getByRole("region", { name: "Warnings" });
+    await expect.poll(() => warnings.textContent()).toContain("indexed in 2 different ways");
+    expect(await warnings.getByRole("listitem").count()).toBe(1);
     expect((await server.api("GET", "/catalog")).body.package).toBe(installed);
   });
 });

@@ -166,6 +166,19 @@ describe("keys over HTTP", () => {
     expect((await call(bearer(made.api_key), "GET", "/workspace")).json().id).toBe(a.id);
   });
 
+  it("revokes by id only: a key in the URL is 404, not repeated, and keeps working", async () => {
+    const own = await create(a.headers, { name: "in-a-url", scope: "read_only" });
+    const res = await call(a.headers, "DELETE", `/keys/${own.api_key}`);
+    expect(res.statusCode).toBe(404);
+    expect(res.json().code).toBe("not_found");
+    expect(res.body).not.toContain(own.api_key);
+    expect((await call(bearer(own.api_key), "GET", "/workspace")).statusCode).toBe(200);
+    const listed = (await call(a.headers, "GET", "/keys"))
+      .json()
+      .keys.find((k: { id: string }) => k.id === own.id);
+    expect(listed.revoked_at).toBeNull();
+  });
+
   it("lets a second admin key (made by the operator) manage keys, and answers 401 without a key", async () => {
     const ws = { id: a.id, name: "keys-a" };
     const second = await insertKey(t.db, ws, { name: "ops", scope: "admin" });

@@ -31,10 +31,13 @@ describe("the operator API without ADMIN_TOKEN", () => {
   it("answers every /admin route with a plain 404, whatever is sent, and creates nothing", async () => {
     const ws = await t.workspace("no-operator");
     for (const headers of [{}, operator, ws.headers]) {
+      // The routes as documented, and methods they do not take (a 405 would name the real ones).
       for (const [method, url] of [
         ["POST", "/admin/workspaces"],
         ["GET", "/admin/workspaces"],
         ["DELETE", `/admin/workspaces/${ws.id}`],
+        ["PUT", "/admin/workspaces"],
+        ["PATCH", `/admin/workspaces/${ws.id}`],
       ] as const) {
         const res = await t.app.inject({
           method,
@@ -44,6 +47,7 @@ describe("the operator API without ADMIN_TOKEN", () => {
         });
         expect([method, url, res.statusCode]).toEqual([method, url, 404]);
         expect(res.json()).toMatchObject({ code: "not_found", detail: `no route ${method} ${url}` });
+        expect(res.headers.allow).toBeUndefined();
       }
     }
     expect((await t.app.inject({ url: "/workspace", headers: ws.headers })).statusCode).toBe(200);

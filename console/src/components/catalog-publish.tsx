@@ -8,7 +8,7 @@ import { api } from "../api";
 import { useReadOnly, writeControl } from "../read-only";
 import type { CompatibilityReport, PublishResult } from "../types";
 import { DefinitionsDiffView } from "./catalog-diff";
-import { CompatibilityView, PublishProblem, verdictText } from "./catalog-reports";
+import { CatalogWarnings, CompatibilityView, PublishProblem, verdictText } from "./catalog-reports";
 import { Confirm, Loading, Section } from "./common";
 import { DataTable } from "./data-table";
 
@@ -319,6 +319,7 @@ function Published(props: { result: PublishResult }) {
         <dt>Records moved forward</dt>
         <dd>{result.rewritten_records}</dd>
       </dl>
+      <CatalogWarnings warnings={result.warnings} />
       <details class="more">
         <summary>Normalized file hashes ({files.length})</summary>
         <DataTable label="File hashes" columns={["File", "Hash of its normalized content"]} bare>

@@ -45,6 +45,7 @@ export function CompatibilityView(props: { report: CompatibilityReport; label?: 
         </strong>{" "}
         <span class="muted">{VERDICTS[report.verdict]?.text ?? ""}</span>
       </p>
+      <CatalogWarnings warnings={report.warnings} />
       <h3>Blockers ({report.blockers.length})</h3>
       {report.blockers.length === 0 ? (
         <p class="muted">None.</p>
@@ -90,6 +91,24 @@ export function CompatibilityView(props: { report: CompatibilityReport; label?: 
           ))}
         </DataTable>
       )}
+    </section>
+  );
+}
+
+/** What installs but will refuse (docs/api.md "Catalog"): shown before and after a publish. */
+export function CatalogWarnings(props: { warnings?: string[] }) {
+  const warnings = props.warnings ?? [];
+  if (warnings.length === 0) return null;
+  return (
+    <section class="cat-warnings" aria-label="Warnings">
+      <h3>Warnings ({warnings.length})</h3>
+      <ul>
+        {warnings.map((warning) => (
+          <li key={warning} class="warning-text">
+            {warning}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -32,7 +32,8 @@ export function keyRoutes(app: FastifyInstance, db: Db): void {
     ...contractRoute(REVOKE_KEY),
     config: manageKeys,
     handler: async (request, reply) => {
-      await revokeKey(db, request.workspace, request.params.id);
+      // Ids only: a key in the URL would reach proxies and request logs (docs/api.md "Keys over HTTP").
+      await revokeKey(db, request.workspace, request.params.id, { byKey: false });
       return reply.code(204).send();
     },
   });
