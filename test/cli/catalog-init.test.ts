@@ -11,11 +11,13 @@ import { initCatalog, type Template } from "../../src/cli/catalog-init.js";
 import { CliError } from "../../src/cli/run.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { cliEnv, runCli } from "../support/cli.js";
+import { EXAMPLE_DIR } from "../support/example-catalog.js";
 import { enrichAll } from "../support/worker.js";
 
 const WRITTEN = [
   "collections/main.yaml",
   "conf/models.yaml",
+  "conf/rank.yaml",
   "packages/starter.yaml",
   "processors/embedder.yaml",
   "search_profiles/main.yaml",
@@ -48,7 +50,7 @@ describe("engram catalog init DIR", () => {
     stdout = result.stdout;
   });
 
-  it("writes the five commented YAML files and prints them with the publish command", async () => {
+  it("writes the six commented YAML files and prints them with the publish command", async () => {
     const files = await readCatalogDirectory(dir);
     expect(Object.keys(files).sort()).toEqual(WRITTEN);
     for (const [path, text] of Object.entries(files)) {
@@ -226,10 +228,19 @@ describe("engram catalog init refusals and --name", () => {
       `npm exec -- engram catalog publish ${dir} --package conversation@1.0.0\n`,
     );
     const files = await readCatalogDirectory(dir);
+    // Every shipped catalog ranks hybrid search by the one measured formula (docs/catalog.md).
+    const shipped = await readCatalogDirectory(EXAMPLE_DIR);
+    const starter = await readFile(
+      new URL("../../src/cli/catalog-templates/starter/conf/rank.yaml", import.meta.url),
+    );
+    for (const rank of [files["conf/rank.yaml"], starter.toString()]) {
+      expect(parse(rank as string)).toEqual(parse(shipped["conf/rank.yaml"] as string));
+    }
     expect(Object.keys(files).sort()).toEqual([
       "artifacts/profile.yaml",
       "collections/conversation.yaml",
       "conf/models.yaml",
+      "conf/rank.yaml",
       "derivations/memories.yaml",
       "mcp/conversation.yaml",
       "packages/conversation.yaml",

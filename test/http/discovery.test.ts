@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { exampleRequest } from "../support/example-catalog.js";
 
@@ -174,6 +175,11 @@ describe("the example package and discovery", () => {
       ["age_hours", "occurred_at"],
       { midpoint: 24, exponent: 1 },
     ]);
+    // The example package's conf/rank.yaml replaces hybrid's formula only (docs/catalog.md).
+    const rankYaml = parse((await exampleRequest()).files["conf/rank.yaml"] as string);
+    expect(schema.defaults.formulas.hybrid).toEqual(rankYaml.formulas.hybrid);
+    expect(schema.defaults.formulas.hybrid[1][0]).toEqual(["product", 0.6, ["text_match"]]);
+    expect(schema.defaults.formulas.text[1][0]).toEqual(["normalize", ["text_match"]]);
     expect(schema.scores).toEqual([{ name: "urgency", processor: "urgency", scale: [0, 1] }]);
     expect(schema.backend.layout).toMatch(/^(pglite|postgres|citus)\/(hnsw|exact)$/);
   });

@@ -59,7 +59,11 @@ describe("explain", () => {
     t = await createTestApp();
     const ws = await t.workspace("explain");
     headers = ws.headers;
-    await t.publishExample(headers);
+    // Without the package's conf/rank.yaml: hybrid ranks by the default formula explained here.
+    const { files, ...request } = await exampleRequest();
+    const { "conf/rank.yaml": _shipped, ...defaults } = files;
+    const published = await post("/catalog", { ...request, files: defaults });
+    expect(published.statusCode, published.body).toBe(200);
     const event = (text: string, priority: number, day: number) => ({
       collection: "customer_events",
       entity: "acme",

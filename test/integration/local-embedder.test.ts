@@ -8,6 +8,7 @@ import { type WordVectors, wordVectors } from "../../src/models/local/vectors.js
 import { createTestApp, type TestApp } from "../support/app.js";
 import { LOCAL_SPACE } from "../support/embedders.js";
 import { exampleRequest } from "../support/example-catalog.js";
+import { readmeCurls } from "../support/readme.js";
 import { SYNONYMS } from "../support/synonyms.js";
 import { enrichAll } from "../support/worker.js";
 
@@ -79,5 +80,38 @@ describe("the local embedder in a catalog", () => {
       expect(res.statusCode, res.body).toBe(422);
       expect(res.body).toContain(message);
     }
+  });
+});
+
+// The README's tour: its records written by its own command, then its two searches for a
+// paraphrase of the declined card, as text (nothing) and hybrid (the record first).
+describe("the README's paraphrase", () => {
+  let t: TestApp;
+  afterAll(() => t.close());
+
+  it("is missed by text search and found first by the demo's hybrid search", async () => {
+    t = await createTestApp();
+    const ws = await t.workspace("readme-paraphrase");
+    await t.publishExample(ws.headers);
+    const curls = await readmeCurls({ KEY: ws.headers.authorization.slice("Bearer ".length) });
+    const send = async (curl: (typeof curls)[number]) => {
+      const res = await t.app.inject({
+        method: curl.method,
+        url: curl.url,
+        headers: curl.headers,
+        payload: curl.body,
+      });
+      expect(res.statusCode, `${curl.command}\n${res.body}`).toBe(200);
+      return res.json();
+    };
+    const write = curls.find((c) => c.url === "/records" && c.body?.includes("Card declined at checkout"));
+    const [text, hybrid] = curls.filter((c) => c.command.includes("transaction"));
+    expect([write, text, hybrid].every(Boolean)).toBe(true);
+    await send(write as (typeof curls)[number]);
+    await enrichAll(t.db, ws.id);
+    expect(JSON.parse(text?.body ?? "{}").mode).toBe("text");
+    expect((await send(text as (typeof curls)[number])).hits).toEqual([]);
+    const found = await send(hybrid as (typeof curls)[number]);
+    expect(found.hits[0]?.text).toBe("Card declined at checkout");
   });
 });
