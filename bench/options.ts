@@ -28,9 +28,12 @@ export interface Options {
   keep: boolean;
   /** The example package's embedder: fake word hashing, or the local word vectors. */
   embedder: Embedder;
+  /** How the base corpus is written: all through the API, or bulk-loaded in process (bench/bulk-load.ts). */
+  load: (typeof LOADS)[number];
 }
 
 const ERASE_MODE = "erase";
+const LOADS = ["api", "bulk"] as const;
 
 const HELP = `npm run bench -- [flags]
   --records 10000,100000  corpus sizes (main workspace rows); each in a fresh database
@@ -44,6 +47,10 @@ const HELP = `npm run bench -- [flags]
   --words 5000            vocabulary size (Zipf-distributed)
   --embedder local        the example package's embedder: local (word vectors, docs/catalog.md
                           "The local embedder", as it ships) or fake (word hashing)
+  --load api              api: every row through POST /records, the worker draining them;
+                          bulk: the noise workspaces and the main corpus but its last 20,000
+                          rows written in process and enriched at once (bench/bulk-load.ts),
+                          then those rows and the samples through the API as with api
   --keep                  keep each size's scratch database and print where: its name on
                           the server, a data directory dump (loadDataDir) on PGlite
   --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
@@ -80,6 +87,7 @@ export function parseOptions(argv: string[]): Options {
       modes: { type: "string" },
       keep: { type: "boolean", default: false },
       embedder: { type: "string", default: "local" },
+      load: { type: "string", default: "api" },
       help: { type: "boolean", default: false },
     },
   });
@@ -99,6 +107,8 @@ export function parseOptions(argv: string[]): Options {
   }
   const embedder = values.embedder as Embedder;
   if (!EMBEDDERS.includes(embedder)) throw new Error(`--embedder must be one of ${EMBEDDERS.join(", ")}`);
+  const load = values.load as (typeof LOADS)[number];
+  if (!LOADS.includes(load)) throw new Error(`--load must be one of ${LOADS.join(", ")}`);
   const noiseShare = values.noise === undefined ? 0.2 : Number(values.noise);
   if (!(noiseShare >= 0 && noiseShare <= 1)) throw new Error("--noise must be between 0 and 1");
   return {
@@ -116,5 +126,6 @@ export function parseOptions(argv: string[]): Options {
     erase: chosen.includes(ERASE_MODE),
     keep: values.keep ?? false,
     embedder,
+    load,
   };
 }

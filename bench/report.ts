@@ -1,5 +1,6 @@
 // Tables of a bench run (Markdown, readable on a terminal too) and the machine description.
 import os from "node:os";
+import type { BulkFigures } from "./bulk-load.js";
 import type { Latency } from "./clients.js";
 import type { EraseFigures } from "./erase.js";
 import type { Throughput } from "./ingest.js";
@@ -14,7 +15,11 @@ export interface SizeResult {
   /** The engine and vector index that served the searches (postgres/hnsw, postgres/exact, pglite/hnsw). */
   layout: string;
   corpus: Record<string, unknown>;
+  /** How the base corpus was written (absent in older runs: api). */
+  load?: "api" | "bulk";
   ingest: {
+    /** With --load bulk: the base written, enriched and sealed in process (bench/bulk-load.ts). */
+    bulk_load?: BulkFigures;
     batch_100: Throughput;
     batch_1: Throughput;
     enrich_backlog: Throughput;
@@ -60,6 +65,7 @@ export function ingestTable(sizes: SizeResult[]): string {
   return table(
     [
       "records",
+      "bulk load rows/s (write, enrich, seal s)",
       "batch 100 rows/s",
       "batch 1 rows/s (sample)",
       "enrich backlog rows/s (indexed)",
@@ -70,6 +76,9 @@ export function ingestTable(sizes: SizeResult[]): string {
     ],
     sizes.map((s) => [
       s.records,
+      s.ingest.bulk_load
+        ? `${s.ingest.bulk_load.rows_per_s} (${s.ingest.bulk_load.write_s}, ${s.ingest.bulk_load.enrich_s}, ${s.ingest.bulk_load.seal_s})`
+        : "-",
       s.ingest.batch_100.rows_per_s,
       `${s.ingest.batch_1.rows_per_s} (${s.ingest.batch_1.rows})`,
       `${s.ingest.enrich_backlog.rows_per_s} (${s.ingest.enrich_backlog_indexed?.rows_per_s ?? "-"})`,
