@@ -68,7 +68,7 @@ function spread(column: Compared[]): string {
 function sizeSection(sa: SizeResult, sb: SizeResult): string[] {
   const ingest = INGEST.map((name) => ({
     name,
-    c: compared(sa.ingest[name]?.rows_per_s, sb.ingest[name]?.rows_per_s),
+    c: compared(sa.ingest?.[name]?.rows_per_s, sb.ingest?.[name]?.rows_per_s),
   }));
   const modes = MODES.flatMap((mode) => {
     const fa = sa.search[mode];

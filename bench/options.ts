@@ -28,6 +28,8 @@ export interface Options {
   keep: boolean;
   /** The example package's embedder: fake word hashing, or the local word vectors. */
   embedder: Embedder;
+  /** A database a run kept (--keep) to measure again, searches only: a server database's name or a PGlite dump. */
+  reuse?: string;
   /** How the base corpus is written: all through the API, or bulk-loaded in process (bench/bulk-load.ts). */
   load: (typeof LOADS)[number];
 }
@@ -51,6 +53,9 @@ const HELP = `npm run bench -- [flags]
                           bulk: the noise workspaces and the main corpus but its last 20,000
                           rows written in process and enriched at once (bench/bulk-load.ts),
                           then those rows and the samples through the API as with api
+  --reuse NAME            measure a database a --keep run left (the server database's name, or
+                          the PGlite dump file): no writes, searches and recall only; one
+                          --records size, the one it was built with, and no erase
   --keep                  keep each size's scratch database and print where: its name on
                           the server, a data directory dump (loadDataDir) on PGlite
   --modes text,vector,... modes to measure (default all: ${MODES.join(", ")}, erase)
@@ -88,6 +93,7 @@ export function parseOptions(argv: string[]): Options {
       keep: { type: "boolean", default: false },
       embedder: { type: "string", default: "local" },
       load: { type: "string", default: "api" },
+      reuse: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -109,6 +115,10 @@ export function parseOptions(argv: string[]): Options {
   if (!EMBEDDERS.includes(embedder)) throw new Error(`--embedder must be one of ${EMBEDDERS.join(", ")}`);
   const load = values.load as (typeof LOADS)[number];
   if (!LOADS.includes(load)) throw new Error(`--load must be one of ${LOADS.join(", ")}`);
+  if (values.reuse !== undefined && (records.length !== 1 || chosen.includes(ERASE_MODE)))
+    throw new Error(
+      "--reuse measures one size, the one its database was built with, and not erase (it writes)",
+    );
   const noiseShare = values.noise === undefined ? 0.2 : Number(values.noise);
   if (!(noiseShare >= 0 && noiseShare <= 1)) throw new Error("--noise must be between 0 and 1");
   return {
@@ -127,5 +137,6 @@ export function parseOptions(argv: string[]): Options {
     keep: values.keep ?? false,
     embedder,
     load,
+    ...(values.reuse === undefined ? {} : { reuse: values.reuse }),
   };
 }

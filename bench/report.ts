@@ -1,13 +1,12 @@
 // Tables of a bench run (Markdown, readable on a terminal too) and the machine description.
 import os from "node:os";
-import type { BulkFigures } from "./bulk-load.js";
 import type { Latency } from "./clients.js";
 import type { EraseFigures } from "./erase.js";
-import type { Throughput } from "./ingest.js";
 import { MODES, type ModeName } from "./modes.js";
 import type { RecallFigure } from "./recall.js";
 import type { ModeFigures } from "./search.js";
 import type { VectorRecallFigure } from "./vector-recall.js";
+import type { IngestFigures } from "./write-corpus.js";
 
 export interface SizeResult {
   records: number;
@@ -17,17 +16,9 @@ export interface SizeResult {
   corpus: Record<string, unknown>;
   /** How the base corpus was written (absent in older runs: api). */
   load?: "api" | "bulk";
-  ingest: {
-    /** With --load bulk: the base written, enriched and sealed in process (bench/bulk-load.ts). */
-    bulk_load?: BulkFigures;
-    batch_100: Throughput;
-    batch_1: Throughput;
-    enrich_backlog: Throughput;
-    write_to_ready: Throughput;
-    /** Until the worker also sealed the deferred embeddings into their index (absent in older runs). */
-    enrich_backlog_indexed?: Throughput;
-    write_to_indexed?: Throughput;
-  };
+  /** Absent when a reused database was measured (--reuse): nothing was written. */
+  ingest?: IngestFigures;
+
   search: Partial<Record<ModeName, ModeFigures>>;
   erase?: EraseFigures;
   /** Text proposals against scoring every match (bench/recall.ts); absent in older runs. */
@@ -74,20 +65,21 @@ export function ingestTable(sizes: SizeResult[]): string {
       "db MiB",
       "run s",
     ],
-    sizes.map((s) => [
-      s.records,
-      s.ingest.bulk_load
-        ? `${s.ingest.bulk_load.rows_per_s} (${s.ingest.bulk_load.write_s}, ${s.ingest.bulk_load.enrich_s}, ${s.ingest.bulk_load.seal_s})`
-        : "-",
-      s.ingest.batch_100.rows_per_s,
-      `${s.ingest.batch_1.rows_per_s} (${s.ingest.batch_1.rows})`,
-      `${s.ingest.enrich_backlog.rows_per_s} (${s.ingest.enrich_backlog_indexed?.rows_per_s ?? "-"})`,
-      `${s.ingest.write_to_ready.rows_per_s} (${s.ingest.write_to_ready.rows}; ${s.ingest.write_to_indexed?.rows_per_s ?? "-"})`,
-      s.peak_rss_mib,
-      s.database_mib,
-      s.seconds,
-    ]),
+    sizes.map((s) => [s.records, ...ingestCells(s.ingest), s.peak_rss_mib, s.database_mib, s.seconds]),
   );
+}
+
+/** A size's write figures as the table shows them; a reused database (--reuse) wrote nothing. */
+function ingestCells(ingest: IngestFigures | undefined): (string | number)[] {
+  if (!ingest) return ["-", "-", "-", "-", "-"];
+  const { bulk_load: bulk } = ingest;
+  return [
+    bulk ? `${bulk.rows_per_s} (${bulk.write_s}, ${bulk.enrich_s}, ${bulk.seal_s})` : "-",
+    ingest.batch_100.rows_per_s,
+    `${ingest.batch_1.rows_per_s} (${ingest.batch_1.rows})`,
+    `${ingest.enrich_backlog.rows_per_s} (${ingest.enrich_backlog_indexed?.rows_per_s ?? "-"})`,
+    `${ingest.write_to_ready.rows_per_s} (${ingest.write_to_ready.rows}; ${ingest.write_to_indexed?.rows_per_s ?? "-"})`,
+  ];
 }
 
 const lat = (l: Latency) => [

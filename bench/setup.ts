@@ -2,7 +2,7 @@
 // server named by DATABASE_URL, on every node when it is a Citus coordinator, dropped afterwards), migrated, the real Fastify app on a
 // recording Db listening on a local port, and workspaces with the example catalog published.
 import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -12,7 +12,7 @@ import { prepareDatabase } from "../src/database.js";
 import { buildApp } from "../src/http/index.js";
 import { EXAMPLE_CATALOG_DIR } from "../src/main.js";
 import { type Db, openPglite, openPostgres } from "../src/platform/db/index.js";
-import { createWorkspace } from "../src/workspaces/index.js";
+import { createWorkspace, insertKey, requireWorkspaceByName } from "../src/workspaces/index.js";
 import { citusCluster, createCitusDatabase, dropCitusDatabase } from "../test/support/citus.js";
 import { type Embedder, withEmbedder } from "../test/support/embedders.js";
 import type { Api } from "./clients.js";
@@ -27,10 +27,17 @@ export interface BenchDb {
   close: (keep?: boolean) => Promise<string | undefined>;
 }
 
-export async function openBenchDb(): Promise<BenchDb> {
+/**
+ * The bench's database: a fresh scratch one, or with `reuse` one a run kept (--keep): the name of
+ * a server database (never dropped here), or on PGlite the data directory dump it was kept as.
+ */
+export async function openBenchDb(reuse?: string): Promise<BenchDb> {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    const db = await openPglite({ dataDir: "memory://" });
+    const db = await openPglite({
+      dataDir: "memory://",
+      ...(reuse ? { loadDataDir: new Blob([await readFile(reuse)]) } : {}),
+    });
     // Kept as a data directory dump, which openPglite's loadDataDir starts from.
     const close = async (keep = false) => {
       const file = join(tmpdir(), `engram_bench_${randomBytes(4).toString("hex")}.tar.gz`);
@@ -39,6 +46,17 @@ export async function openBenchDb(): Promise<BenchDb> {
       return keep ? file : undefined;
     };
     return { db, label: "pglite", close };
+  }
+  if (reuse) {
+    const target = new URL(url);
+    target.pathname = `/${reuse}`;
+    const { vectorLayout } = loadConfig(process.env);
+    const db = await openPostgres({ connectionString: target.toString(), vectorLayout });
+    const close = async () => {
+      await db.close();
+      return reuse;
+    };
+    return { db, label: "postgres", name: reuse, close };
   }
   const name = `engram_bench_${randomBytes(4).toString("hex")}`;
   // On a Citus coordinator the scratch database is made on every node of its cluster.
@@ -109,6 +127,13 @@ export async function createBenchWorkspace(
   const request = withEmbedder(await exampleCatalogRequest(EXAMPLE_CATALOG_DIR), embedder);
   await api.post(created.api_key, "/catalog", request);
   return { id: created.id, name, key: created.api_key };
+}
+
+/** A workspace of a reused database, with a new key for this run (its first key was shown once). */
+export async function reuseBenchWorkspace(db: Db, name: string): Promise<BenchWorkspace> {
+  const workspace = await requireWorkspaceByName(db, name);
+  const key = await insertKey(db, workspace, { name: "bench", scope: "read_write" });
+  return { id: workspace.id, name, key: key.api_key };
 }
 
 /** What the database says it is (PGlite answers with the PostgreSQL version it embeds). */
