@@ -16,6 +16,7 @@ import { ENRICH_JOB, writeRecords } from "../src/records/index.js";
 import { sealWorkWaits } from "../src/records/vector-seal.js";
 import { claimJobs } from "../src/worker/index.js";
 import type { WriteRow } from "./corpus.js";
+import { cancelQueuedDerivations } from "./ingest.js";
 
 /** Rows per write transaction, and per enrichment sub-batch. */
 export const BULK_BATCH = 2_000;
@@ -54,6 +55,7 @@ export async function bulkLoad(
   }
   const written = performance.now();
   await enrichQueued(db, config, log);
+  await cancelQueuedDerivations(db);
   const enriched = performance.now();
   await sealVectors(db, config);
   const sealed = performance.now();

@@ -4,6 +4,7 @@
 import { pino } from "pino";
 import { DERIVE_JOB } from "../src/derivations/index.js";
 import { startWorker } from "../src/main.js";
+import type { Db } from "../src/platform/db/index.js";
 import { sealWorkWaits } from "../src/records/vector-seal.js";
 import type { Worker } from "../src/worker/runner.js";
 import { type Api, runLoad } from "./clients.js";
@@ -43,6 +44,17 @@ const ENRICH_JOBS_ACTIVE = `
 const DEAD_ENRICH_JOBS =
   "SELECT count(*)::int AS n, max(last_error) AS error FROM jobs WHERE kind = 'enrich' AND state = 'dead'";
 const UNREADY = "SELECT count(*)::int AS n FROM records WHERE NOT ready";
+// Derivation runs are bench:derive's to measure, so the bench's worker leaves them queued; left
+// there, the ~24k a 1M corpus's ready events trigger would hold the main workspace at the queue
+// bound (QUEUE_MAX_PER_WORKSPACE: its next write is 429 queue_full). Cancelled once a drain ends.
+const CANCEL_QUEUED_DERIVATIONS = `UPDATE jobs SET state = 'cancelled', finished_at = now(), updated_at = now(),
+    last_error = 'cancelled by the bench: derivations are measured by bench:derive'
+  WHERE kind = '${DERIVE_JOB}' AND state = 'queued'`;
+
+/** Cancels every queued derivation job (see CANCEL_QUEUED_DERIVATIONS). */
+export async function cancelQueuedDerivations(db: Db): Promise<void> {
+  await db.query(CANCEL_QUEUED_DERIVATIONS);
+}
 
 async function count(system: System, sql: string): Promise<{ n: number; error?: string }> {
   return (await system.db.query<{ n: number; error?: string }>(sql)).rows[0] ?? { n: 0 };
@@ -67,6 +79,7 @@ export async function waitUntilReady(system: System, log?: (line: string) => voi
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  await cancelQueuedDerivations(system.db);
   const dead = await count(system, DEAD_ENRICH_JOBS);
   if (dead.n > 0) throw new Error(`${dead.n} enrichment job(s) died; last error: ${dead.error}`);
   const left = await unreadyRows(system);
