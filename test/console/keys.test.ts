@@ -10,8 +10,19 @@ consoleSuite("console: keys", {}, (ctx) => {
 
   it("lists the keys as GET /keys does, the signed-in one marked", async () => {
     const { page, server } = ctx;
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Keys" }).click();
-    await expect.poll(() => page.url()).toBe(`${server.url}/console/keys`);
+    const keys = `${server.url}/console/keys`;
+    const link = page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Keys" });
+    // A click while the console still settles its first page can be overtaken by it (CI on a
+    // loaded machine once stayed on /console): click again until the Keys page is shown.
+    await expect
+      .poll(
+        async () => {
+          if (page.url() !== keys) await link.click();
+          return page.url();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(keys);
     const listed = (await server.api("GET", "/keys")).body.keys as { name: string; prefix: string }[];
     await expect.poll(() => rows().count()).toBe(listed.length);
     const first = rows().first();
