@@ -27,6 +27,15 @@ export interface BenchDb {
   close: (keep?: boolean) => Promise<string | undefined>;
 }
 
+/** The server's database `name` (on the server DATABASE_URL names), in the configured layout. */
+function openDatabase(url: string, name: string): Promise<Db> {
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  // VECTOR_LAYOUT=exact measures the exact scan on a server that has pgvector.
+  const { vectorLayout } = loadConfig(process.env);
+  return openPostgres({ connectionString: target.toString(), vectorLayout });
+}
+
 /**
  * The bench's database: a fresh scratch one, or with `reuse` one a run kept (--keep): the name of
  * a server database (never dropped here), or on PGlite the data directory dump it was kept as.
@@ -48,10 +57,7 @@ export async function openBenchDb(reuse?: string): Promise<BenchDb> {
     return { db, label: "pglite", close };
   }
   if (reuse) {
-    const target = new URL(url);
-    target.pathname = `/${reuse}`;
-    const { vectorLayout } = loadConfig(process.env);
-    const db = await openPostgres({ connectionString: target.toString(), vectorLayout });
+    const db = await openDatabase(url, reuse);
     const close = async () => {
       await db.close();
       return reuse;
@@ -65,11 +71,7 @@ export async function openBenchDb(reuse?: string): Promise<BenchDb> {
   await admin.connect();
   if (cluster) await createCitusDatabase(url, cluster, name);
   else await admin.query(`CREATE DATABASE ${name}`);
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  // VECTOR_LAYOUT=exact measures the exact scan on a server that has pgvector.
-  const { vectorLayout } = loadConfig(process.env);
-  const db = await openPostgres({ connectionString: target.toString(), vectorLayout });
+  const db = await openDatabase(url, name);
   return {
     db,
     label: "postgres",
