@@ -16,7 +16,8 @@ export interface Options {
   seconds: number;
   /** Rows written one per request for the batch-of-1 figure (a sample, not the whole corpus). */
   singleRows: number;
-  /** Rows of each of the 2 noise workspaces, as a share of the main workspace's. */
+  /** Workspaces beside the main one (tenants sharing its indexes), and each one's rows as a share of the main workspace's. */
+  noiseWorkspaces: number;
   noiseShare: number;
   /** Distinct words of the corpus vocabulary and their Zipf exponent. */
   words: number;
@@ -45,7 +46,9 @@ const HELP = `npm run bench -- [flags]
   --requests 200          per search configuration, at most this many requests ...
   --seconds 15            ... or this many seconds, whichever first
   --single 2000           rows written one per request (batch-of-1 figure)
-  --noise 0.2             rows of each of 2 noise workspaces, share of the main one
+  --noise-workspaces 2    workspaces beside the main one, sharing its indexes
+  --noise 0.2             rows of each noise workspace, share of the main one
+                          (10 workspaces of equal size: --noise-workspaces 9 --noise 1)
   --words 5000            vocabulary size (Zipf-distributed)
   --embedder local        the example package's embedder: local (word vectors, docs/catalog.md
                           "The local embedder", as it ships) or fake (word hashing)
@@ -88,6 +91,7 @@ export function parseOptions(argv: string[]): Options {
       seconds: { type: "string" },
       single: { type: "string" },
       noise: { type: "string" },
+      "noise-workspaces": { type: "string" },
       words: { type: "string" },
       modes: { type: "string" },
       keep: { type: "boolean", default: false },
@@ -120,6 +124,9 @@ export function parseOptions(argv: string[]): Options {
       "--reuse measures one size, the one its database was built with, and not erase (it writes)",
     );
   const noiseShare = values.noise === undefined ? 0.2 : Number(values.noise);
+  const noiseWorkspaces = values["noise-workspaces"] === undefined ? 2 : Number(values["noise-workspaces"]);
+  if (!(Number.isInteger(noiseWorkspaces) && noiseWorkspaces >= 0 && noiseWorkspaces <= 50))
+    throw new Error("--noise-workspaces must be a whole number from 0 to 50");
   if (!(noiseShare >= 0 && noiseShare <= 1)) throw new Error("--noise must be between 0 and 1");
   return {
     records,
@@ -129,6 +136,7 @@ export function parseOptions(argv: string[]): Options {
     requests: Math.trunc(positive("requests", values.requests, quick ? 30 : 200)),
     seconds: positive("seconds", values.seconds, quick ? 1.5 : 15),
     singleRows: Math.trunc(positive("single", values.single, quick ? 200 : 2000)),
+    noiseWorkspaces,
     noiseShare,
     words: Math.trunc(positive("words", values.words, 5000)),
     zipf: 1.07,

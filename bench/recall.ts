@@ -13,7 +13,7 @@ import {
   validateSearchSpec,
 } from "../src/catalog/index.js";
 import type { Db } from "../src/platform/db/index.js";
-import { hybridFirstDepth, textCandidates } from "../src/search/candidates.js";
+import { hybridFirstDepth, type ProposeInput, textCandidates } from "../src/search/candidates.js";
 import { type ModeName, requestMakers } from "./modes.js";
 import { requests } from "./search.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -57,6 +57,15 @@ export function measuredParts(
   });
 }
 
+/** What proposing a measured part takes: the search's own input for it. */
+export function proposeInput(
+  target: { db: Db; workspaceId: string; catalog: InstalledCatalog },
+  measured: { spec: SearchSpec; part: SearchPart },
+  reads: Pick<ProposeInput, "query" | "exhaustiveText" | "vectorExactRows">,
+): ProposeInput {
+  return { ...target, part: measured.part, q: measured.spec.q, ...reads };
+}
+
 /** How many parts were compared, and their mean and worst recall. */
 export function recallSummary(recalls: number[]): { parts: number; mean: number; min: number } {
   return {
@@ -80,7 +89,16 @@ export async function measureRecall(
     for (const { spec, part } of measuredParts(catalog, vocabulary, options, mode)) {
       if (part.mode !== "text" && part.mode !== "hybrid") continue;
       const propose = async (exhaustiveText: boolean) => {
-        const input = { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText };
+        // No query vector: the text list alone, which never reads vectorExactRows.
+        const input = proposeInput(
+          { db, workspaceId, catalog },
+          { spec, part },
+          {
+            query: undefined,
+            exhaustiveText,
+            vectorExactRows: 0,
+          },
+        );
         const t0 = performance.now();
         const depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
         const found = await textCandidates(input, depth);

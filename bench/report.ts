@@ -25,6 +25,12 @@ export interface SizeResult {
   recall?: Partial<Record<ModeName, RecallFigure>>;
   /** Vector proposals against scoring every embedding (bench/vector-recall.ts); pgvector only. */
   vector_recall?: Partial<Record<ModeName, VectorRecallFigure>>;
+  /** The same in the first noise workspace: another tenant's share of the shared index. */
+  tenant_vector_recall?: {
+    workspace: string;
+    rows: number;
+    figures: Partial<Record<ModeName, VectorRecallFigure>>;
+  };
   peak_rss_mib: number;
   database_mib: number;
   seconds: number;
@@ -201,12 +207,15 @@ export function recallTable(size: SizeResult): string {
   );
 }
 
-/** Recall@20 of the vector proposals (HNSW) against scoring every embedding. */
-export function vectorRecallTable(size: SizeResult): string {
+/** Recall@20 of the vector proposals (HNSW) against scoring every embedding, in one workspace. */
+export function vectorRecallTable(
+  title: string,
+  figures: Partial<Record<ModeName, VectorRecallFigure>> | undefined,
+): string {
   return modeTable<VectorRecallFigure>(
-    `Vector proposals at ${size.records} records: as searched against scoring every embedding (recall@20 of the exact top 20, ties counted)`,
+    `${title}: as searched against scoring every embedding (recall@20 of the exact top 20, ties counted)`,
     ["vector lists", "depth", "recall@20 mean", "min", "proposed ms p50", "exact ms p50"],
-    size.vector_recall,
+    figures,
     (r) => [
       String(r.parts),
       String(r.depth),
@@ -249,7 +258,16 @@ export function report(run: {
       "",
       recallTable(size),
       "",
-      vectorRecallTable(size),
+      vectorRecallTable(`Vector proposals at ${size.records} records`, size.vector_recall),
+      ...(size.tenant_vector_recall
+        ? [
+            "",
+            vectorRecallTable(
+              `Vector proposals in ${size.tenant_vector_recall.workspace} (${size.tenant_vector_recall.rows} records)`,
+              size.tenant_vector_recall.figures,
+            ),
+          ]
+        : []),
       "",
       eraseTable(size),
     );

@@ -10,6 +10,7 @@ import { generateCorpus, type WriteRow } from "./corpus.js";
 import { measureErase } from "./erase.js";
 import type { Options } from "./options.js";
 import { measureRecall } from "./recall.js";
+import type { SizeResult } from "./report.js";
 import { measureSearch } from "./search.js";
 import {
   type BenchWorkspace,
@@ -51,7 +52,10 @@ const system = await startSystem(bench.db, { modelEndpoints: answerStub?.baseUrl
 const api = new Api(system.url, Math.max(8, options.clients));
 try {
   const vocabulary = buildVocabulary(options.seed, options.words, options.zipf);
-  const names = ["bench-main", "bench-noise-1", "bench-noise-2"];
+  const names = [
+    "bench-main",
+    ...Array.from({ length: options.noiseWorkspaces }, (_, i) => `bench-noise-${i + 1}`),
+  ];
   // A reused database (--reuse) holds its workspaces: each gets a key for this run.
   const workspaces: BenchWorkspace[] = [];
   for (const name of names) {
@@ -103,16 +107,24 @@ try {
     requests: Math.min(options.requests, 100),
     modes: options.modes,
   });
-  // Without pgvector every vector proposal is an exact scan already.
+  // Without pgvector every vector proposal is an exact scan already. With it, the main workspace
+  // and the first noise workspace (a smaller share of the shared index, unless --noise 1).
   let vectorRecall: Awaited<ReturnType<typeof measureVectorRecall>> | undefined;
+  let tenantVectorRecall: SizeResult["tenant_vector_recall"];
   if (system.db.hasVector) {
     log("recall of the vector proposals");
-    vectorRecall = await measureVectorRecall(system.db, main.id, vocabulary, {
-      seed: options.seed,
-      records,
-      requests: Math.min(options.requests, 100),
-      modes: options.modes,
-    });
+    const measure = (workspaceId: string) =>
+      measureVectorRecall(system.db, workspaceId, vocabulary, {
+        seed: options.seed,
+        records,
+        requests: Math.min(options.requests, 100),
+        modes: options.modes,
+        vectorExactRows: system.config.vectorExactRows,
+      });
+    vectorRecall = await measure(main.id);
+    const [tenant] = noise;
+    if (tenant)
+      tenantVectorRecall = { workspace: tenant.name, rows: noiseRows, figures: await measure(tenant.id) };
   }
   const erase = options.erase
     ? await measureErase(system, api, main.key, vocabulary, { seed: options.seed, records }, log)
@@ -123,6 +135,7 @@ try {
     layout: storageLayout(system.db),
     corpus: {
       main: countBy(corpus),
+      noise_workspaces: noise.length,
       noise_rows_per_workspace: noiseRows,
       write_to_ready_sample: parts.ready.length,
       single_row_sample: parts.single.length,
@@ -132,6 +145,7 @@ try {
     search,
     recall,
     vector_recall: vectorRecall,
+    ...(tenantVectorRecall ? { tenant_vector_recall: tenantVectorRecall } : {}),
     erase,
     peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
     database_mib: Math.round((await databaseBytes(system.db)) / 2 ** 20),

@@ -12,7 +12,15 @@ import { hybridFirstDepth, vectorCandidates } from "../src/search/candidates.js"
 import { queryVector } from "../src/search/execute.js";
 import { filterSql, Params } from "../src/search/sql.js";
 import type { ModeName } from "./modes.js";
-import { AT, measuredParts, median, type RecallOptions, recallSummary, round } from "./recall.js";
+import {
+  AT,
+  measuredParts,
+  median,
+  proposeInput,
+  type RecallOptions,
+  recallSummary,
+  round,
+} from "./recall.js";
 import { FAKE_MODELS_ONLY } from "./setup.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -36,7 +44,7 @@ export async function measureVectorRecall(
   db: Db,
   workspaceId: string,
   vocabulary: Vocabulary,
-  options: RecallOptions,
+  options: RecallOptions & { vectorExactRows: number },
 ): Promise<Partial<Record<ModeName, VectorRecallFigure>>> {
   const catalog = await requireCatalog(db, workspaceId);
   const models = modelsResolver(FAKE_MODELS_ONLY, { fakeScript: {} });
@@ -51,7 +59,15 @@ export async function measureVectorRecall(
       const query = await queryVector({ models }, catalog, part, spec.q);
       if (!query || query.vector.every((x) => x === 0)) continue;
       depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
-      const input = { db, workspaceId, catalog, part, q: spec.q, query, exhaustiveText: false };
+      const input = proposeInput(
+        { db, workspaceId, catalog },
+        { spec, part },
+        {
+          query,
+          exhaustiveText: false,
+          vectorExactRows: options.vectorExactRows,
+        },
+      );
       let t0 = performance.now();
       const proposed = await vectorCandidates(input, depth);
       times.proposed.push(performance.now() - t0);

@@ -35,6 +35,8 @@ export interface Config {
   workerLeaseSeconds: number;
   /** A deferred vector tail at least this long is sealed by building its space's index anew. */
   vectorBulkMinRows: number;
+  /** A workspace holding at most this many vectors of a space scans them exactly, not its index. */
+  vectorExactRows: number;
   /** maintenance_work_mem of such a build (a PostgreSQL memory setting: 512MB, 2GB). */
   vectorBuildMemory: string;
   /** `auto`: pgvector with HNSW where the server offers it; `exact`: never, exact scans only. */
@@ -305,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxIndexedFields: int(env, "MAX_INDEXED_FIELDS", 32, 0, 1000),
     modelEndpoints: parseModelEndpoints(env.MODEL_ENDPOINTS),
     vectorBulkMinRows: int(env, "VECTOR_BULK_MIN_ROWS", 5000, 1),
+    vectorExactRows: int(env, "VECTOR_EXACT_ROWS", 1_000, 0),
     vectorBuildMemory: memorySetting(env, "VECTOR_BUILD_MEMORY", "1GB"),
     vectorLayout: vectorLayout(env, url),
   };

@@ -169,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onSearch: metrics?.searchDone,
     renderBudgetTokens: deps.config.renderBudgetTokens,
     maxResponseBytes: deps.config.maxResponseBytes,
+    vectorExactRows: deps.config.vectorExactRows,
     maxQueryChars: deps.config.maxQueryChars,
     graphLimitMax: deps.config.graphLimitMax,
   };

@@ -134,6 +134,42 @@ async function spaceState(db: Db, space: string, dimensions: number): Promise<Sp
   return rows[0];
 }
 
+// A workspace-wide search walks its space's HNSW index, which holds every workspace's vectors,
+// and keeps its own workspace's neighbours as pgvector's iterative scan yields them. The walk is
+// approximate: some searches miss a few of their exact nearest. A workspace holding at most
+// VECTOR_EXACT_ROWS vectors of the space scans them exactly instead, at about the cost of a walk
+// at that size, and finds exactly its nearest (docs/scaling.md "Vector search among tenants").
+
+// Whether a workspace passes the threshold changes slowly: counting once in a while is enough.
+// The count stops past the threshold, so it costs at most a read of that many index entries
+// (a whole count of a 1M-vector workspace took 190 ms, more than its search).
+const COUNT_TTL_MS = 30_000;
+/** Counts cached per database, at most this many (the workspaces searched recently). */
+const COUNT_CACHE_MAX = 10_000;
+const countCache = new WeakMap<object, Map<string, { at: number; few: boolean }>>();
+
+/** Whether a workspace holds at most `most` vectors of a space, as counted within COUNT_TTL_MS. */
+async function fewVectors(
+  db: Db,
+  read: { workspaceId: string; space: string; most: number },
+): Promise<boolean> {
+  const cache = countCache.get(db) ?? new Map();
+  countCache.set(db, cache);
+  const key = `${read.workspaceId}\u0000${read.space}\u0000${read.most}`;
+  const hit = cache.get(key);
+  if (hit && performance.now() - hit.at < COUNT_TTL_MS) return hit.few;
+  const { rows } = await db.query<{ n: number }>(sql.WORKSPACE_SPACE_ROWS, [
+    read.workspaceId,
+    read.space,
+    read.most + 1,
+  ]);
+  const few = Number(rows[0]?.n ?? 0) <= read.most;
+  if (cache.size >= COUNT_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+  cache.delete(key);
+  cache.set(key, { at: performance.now(), few });
+  return few;
+}
+
 /** How a nearest-neighbour query reads a space: its index's rows, and its deferred tail. */
 export interface SpaceReads extends SpaceIndex {
   /** The join predicate of the rows the HNSW index holds: a query walks the index with it. */
@@ -142,15 +178,19 @@ export interface SpaceReads extends SpaceIndex {
   tail?: string;
 }
 
-/** Undefined when the space is too wide to index: its searches scan exactly. */
+/**
+ * How a workspace's nearest-neighbour query walks a space's index. Undefined when it scans
+ * exactly instead: the space is too wide to index, or the workspace holds at most exactRows of
+ * its vectors.
+ */
 export async function spaceReads(
   db: Db,
-  alias: string,
-  space: string,
-  dimensions: number,
+  read: { alias: string; workspaceId: string; space: string; dimensions: number; exactRows: number },
 ): Promise<SpaceReads | undefined> {
+  const { alias, space, dimensions } = read;
   const index = spaceIndex(`${alias}.embedding`, dimensions);
   if (!index) return undefined;
+  if (await fewVectors(db, { workspaceId: read.workspaceId, space, most: read.exactRows })) return undefined;
   const predicate = sql.spacePredicateSql(alias, space, dimensions);
   const state = await spaceState(db, space, dimensions);
   if (!state) return { ...index, indexed: predicate };

@@ -63,6 +63,10 @@ export const INSERT_VECTOR_INDEX =
 export const SPACE_STATE =
   "SELECT index_name, built_through, built_rows FROM vector_indexes WHERE space = $1 AND dimensions = $2";
 
+/** A workspace's vectors of a space, counted up to $3: few enough, its searches scan them exactly. */
+export const WORKSPACE_SPACE_ROWS = `SELECT count(*)::float8 AS n FROM
+  (SELECT 1 FROM embeddings WHERE workspace_id = $1 AND space = $2 LIMIT $3) counted`;
+
 /** The stored column's type: vector or real[] (the layout). */
 export const STORED_COLUMN_TYPE = `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
      WHERE attrelid = 'embeddings'::regclass AND attname = 'embedding'`;

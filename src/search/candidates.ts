@@ -48,7 +48,11 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
 
 /** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
 function similaritySql(db: Db, params: Params, query: QueryVector): string {
-  if (db.hasVector) return `(1 - (e.embedding <=> ${params.add(vectorLiteral(query.vector))}::vector))`;
+  // A zero vector (a text with no word the embedder knows) has no cosine: pgvector says NaN,
+  // which sorts above every number, and here counts as no similarity (NULLS LAST), as in the
+  // exact scan of real[] below (HNSW indexes leave such vectors out).
+  if (db.hasVector)
+    return `NULLIF(1 - (e.embedding <=> ${params.add(vectorLiteral(query.vector))}::vector), 'NaN'::float8)`;
   // Exact scan: the query vector arrives as a real[] constant and its norm is computed here, so
   // each row costs one pass over its own array (decoding the vector per row cost 3x more).
   const norm = Math.hypot(...query.vector);
@@ -92,6 +96,8 @@ export interface ProposeInput {
   query: QueryVector | undefined;
   /** Score every text match (src/search/text-walk.ts says when the cells do not). */
   exhaustiveText: boolean;
+  /** A workspace holding at most this many vectors of the space scans them exactly (VECTOR_EXACT_ROWS). */
+  vectorExactRows: number;
   /** The query's text rank (textRanker), when already read; else each text statement reads it. */
   ranker?: TextRanker;
   /** The rank reads age_hours(last_accessed): candidates carry it (else null). */
@@ -232,12 +238,18 @@ export async function vectorCandidates(
   );
   // An entity-scoped search reads few rows: an exact scan over them is faster than an HNSW walk
   // that must pass many other entities' neighbours (and may stop at hnsw.max_scan_tuples before
-  // finding them all), so only searches not scoped by entity use the index (a space too wide
-  // to index has none).
+  // finding them all), so only searches not scoped by entity use the index, and only in a
+  // workspace with more vectors than vectorExactRows (spaceReads).
   const { space, vector } = input.query;
   const reads =
     input.db.hasVector && !input.part.scope.entities
-      ? await spaceReads(input.db, "e", space, vector.length)
+      ? await spaceReads(input.db, {
+          alias: "e",
+          workspaceId: input.workspaceId,
+          space,
+          dimensions: vector.length,
+          exactRows: input.vectorExactRows,
+        })
       : undefined;
   if (reads) {
     // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and

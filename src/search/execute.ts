@@ -40,6 +40,8 @@ export interface SearchDeps {
   models: (catalog: InstalledCatalog) => Models;
   renderBudgetTokens: number;
   maxResponseBytes: number;
+  /** Workspace-wide vector searches scan exactly a workspace holding at most this many vectors of the space. */
+  vectorExactRows: number;
   /** Score every text match instead of reading the frequency tiers (the bench's exact reference). */
   exhaustiveText?: boolean;
   /** Told each completed search's mode (`sources` for a combined one) and duration (metrics). */
@@ -211,6 +213,7 @@ export async function executeSearch(
         q: spec.q,
         query,
         exhaustiveText: deps.exhaustiveText ?? false,
+        vectorExactRows: deps.vectorExactRows,
         // explain reports every age, last_accessed's included.
         lastAccessed:
           spec.explain === true ||

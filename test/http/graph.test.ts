@@ -297,6 +297,7 @@ describe("graph views", () => {
       },
       renderBudgetTokens: 16000,
       maxResponseBytes: 8388608,
+      vectorExactRows: 10_000,
       maxQueryChars: 8192,
       graphLimitMax: 5,
     };

@@ -86,7 +86,7 @@ describe("search: text proposals from the cells of the text index", () => {
     const [part] = searchParts(spec);
     if (!part) throw new Error("no part");
     const found = await textCandidates(
-      { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText },
+      { db, workspaceId, catalog, part, q: spec.q, query: undefined, exhaustiveText, vectorExactRows: 0 },
       part.params.candidates,
     );
     return found;

@@ -93,7 +93,9 @@ describe("deferred vector indexing", () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Searches walk the index and its deferred tail: this workspace is smaller than
+    // VECTOR_EXACT_ROWS, below which they scan exactly (test/integration/vector-tenancy.test.ts).
+    t = await createTestApp({ env: { VECTOR_EXACT_ROWS: "0" } });
     const ws = await t.workspace("deferred");
     headers = ws.headers;
     await t.publishExample(headers);

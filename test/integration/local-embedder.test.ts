@@ -48,6 +48,30 @@ describe("the local embedder in a catalog", () => {
     expect(res.json().hits[0]?.id).toBe(ids[answer]);
   });
 
+  it("ranks a record with no known word (a zero vector) after every similar one, scanning exactly", async () => {
+    // A small workspace scans its vectors exactly (VECTOR_EXACT_ROWS), where a zero vector's NaN
+    // cosine would sort above every number.
+    const ws = await t.workspace("local-embedder-zero");
+    await t.publishExample(ws.headers);
+    const texts = ["zqxv brrtk", "Card declined at checkout", "qqzv xkcdw plrt"];
+    const written = await t.writeRecords(
+      ws.headers,
+      texts.map((text, i) => ({ collection: "customer_events", entity: `z${i}`, type: "note", text })),
+    );
+    await enrichAll(t.db, ws.id);
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/search",
+      headers: ws.headers,
+      payload: { mode: "vector", q: "payment refused", k: 3, explain: true },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const hits: { id: string; explain: { signals: { similarity: number | null } } }[] = res.json().hits;
+    expect(hits[0]?.id).toBe(written[1]);
+    expect(hits[0]?.explain.signals.similarity).toBeGreaterThan(0);
+    for (const hit of hits.slice(1)) expect(hit.explain.signals.similarity).toBeNull();
+  });
+
   it("stores exactly the vectors the embedder computes", async () => {
     const { rows } = await t.db.query<{ record_id: string; embedding: string }>(
       "SELECT record_id, embedding::text AS embedding FROM embeddings WHERE space = $1",

@@ -22,7 +22,9 @@ describe("vector index per embedding space", () => {
     ).rows;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Every workspace walks the index: this one is far smaller than VECTOR_EXACT_ROWS, below
+    // which searches scan exactly (test/integration/vector-tenancy.test.ts).
+    t = await createTestApp({ env: { VECTOR_EXACT_ROWS: "0" } });
     const ws = await t.workspace("vectors");
     headers = ws.headers;
     // Hashed vectors: at 120 rows the planner walks the HNSW index for them, where it scans

@@ -33,6 +33,7 @@ describe("configuration", () => {
       maxFeedbackEvidenceChars: 16000,
       testDatabase: false,
       vectorBulkMinRows: 5000,
+      vectorExactRows: 1000,
       vectorBuildMemory: "1GB",
       vectorLayout: "auto",
     });
@@ -44,6 +45,14 @@ describe("configuration", () => {
       expect(() => loadConfig({ VECTOR_BUILD_MEMORY: bad })).toThrow(/VECTOR_BUILD_MEMORY: expected a size/);
     }
     expect(() => loadConfig({ VECTOR_BULK_MIN_ROWS: "0" })).toThrow(/VECTOR_BULK_MIN_ROWS/);
+  });
+
+  it("VECTOR_EXACT_ROWS takes a whole number, 0 walking every workspace's index", () => {
+    expect(loadConfig({ VECTOR_EXACT_ROWS: "0" }).vectorExactRows).toBe(0);
+    expect(loadConfig({ VECTOR_EXACT_ROWS: "50000" }).vectorExactRows).toBe(50000);
+    for (const bad of ["-1", "ten", "1.5"]) {
+      expect(() => loadConfig({ VECTOR_EXACT_ROWS: bad })).toThrow(/VECTOR_EXACT_ROWS/);
+    }
   });
 
   it("VECTOR_LAYOUT forces the exact layout on a server, and is refused without one", () => {
