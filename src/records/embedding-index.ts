@@ -113,61 +113,67 @@ export interface SpaceState {
   built_rows: number;
 }
 
+/** Values read from a database, kept per database and key for ttlMs, at most `max` keys each. */
+function perDbCache<T>(ttlMs: number, max: number) {
+  const byDb = new WeakMap<object, Map<string, { at: number; value: T }>>();
+  return {
+    async get(db: object, key: string, load: () => Promise<T>): Promise<T> {
+      const cache = byDb.get(db) ?? new Map();
+      byDb.set(db, cache);
+      const hit = cache.get(key);
+      if (hit && performance.now() - hit.at < ttlMs) return hit.value;
+      const value = await load();
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.delete(key);
+      cache.set(key, { at: performance.now(), value });
+      return value;
+    },
+    forget(db: object): void {
+      byDb.delete(db);
+    },
+  };
+}
+
+/** Keys cached per database, at most: the spaces, and the workspaces searched recently. */
+const CACHE_MAX = 10_000;
+
 // Searches read a space's state from this cache. A stale state is never wrong, only slower: a
 // query repeating an older built_through is still implied by the newer index's predicate (the
 // planner walks it), filters out the rows built since, and finds them in its exact tail scan.
-const STATE_TTL_MS = 2_000;
-const stateCache = new WeakMap<object, Map<string, { at: number; state: SpaceState | undefined }>>();
+const stateCache = perDbCache<SpaceState | undefined>(2_000, CACHE_MAX);
 
 export function forgetSpaceStates(db: object): void {
-  stateCache.delete(db);
+  stateCache.forget(db);
 }
 
-async function spaceState(db: Db, space: string, dimensions: number): Promise<SpaceState | undefined> {
-  const cache = stateCache.get(db) ?? new Map();
-  stateCache.set(db, cache);
-  const key = `${space}\u0000${dimensions}`;
-  const hit = cache.get(key);
-  if (hit && performance.now() - hit.at < STATE_TTL_MS) return hit.state;
-  const { rows } = await db.query<SpaceState>(sql.SPACE_STATE, [space, dimensions]);
-  cache.set(key, { at: performance.now(), state: rows[0] });
-  return rows[0];
+function spaceState(db: Db, space: string, dimensions: number): Promise<SpaceState | undefined> {
+  return stateCache.get(db, `${space}\u0000${dimensions}`, async () => {
+    const { rows } = await db.query<SpaceState>(sql.SPACE_STATE, [space, dimensions]);
+    return rows[0];
+  });
 }
 
 // A workspace-wide search walks its space's HNSW index, which holds every workspace's vectors,
 // and keeps its own workspace's neighbours as pgvector's iterative scan yields them. The walk is
 // approximate: some searches miss a few of their exact nearest. A workspace holding at most
-// VECTOR_EXACT_ROWS vectors of the space scans them exactly instead, at about the cost of a walk
-// at that size, and finds exactly its nearest (docs/scaling.md "Vector search among tenants").
+// VECTOR_EXACT_ROWS vectors of the space scans them exactly instead, at a few milliseconds at
+// that size, and finds exactly its nearest (docs/scaling.md "Vector search among tenants").
 
-// Whether a workspace passes the threshold changes slowly: counting once in a while is enough.
-// The count stops past the threshold, so it costs at most a read of that many index entries
-// (a whole count of a 1M-vector workspace took 190 ms, more than its search).
-const COUNT_TTL_MS = 30_000;
-/** Counts cached per database, at most this many (the workspaces searched recently). */
-const COUNT_CACHE_MAX = 10_000;
-const countCache = new WeakMap<object, Map<string, { at: number; few: boolean }>>();
+// Whether a workspace passes the threshold changes slowly: counting once in 30 s is enough. The
+// count stops past the threshold, so it costs at most a read of that many index entries (a whole
+// count of a 1M-vector workspace took 190 ms, more than its search).
+const countCache = perDbCache<boolean>(30_000, CACHE_MAX);
 
-/** Whether a workspace holds at most `most` vectors of a space, as counted within COUNT_TTL_MS. */
-async function fewVectors(
-  db: Db,
-  read: { workspaceId: string; space: string; most: number },
-): Promise<boolean> {
-  const cache = countCache.get(db) ?? new Map();
-  countCache.set(db, cache);
-  const key = `${read.workspaceId}\u0000${read.space}\u0000${read.most}`;
-  const hit = cache.get(key);
-  if (hit && performance.now() - hit.at < COUNT_TTL_MS) return hit.few;
-  const { rows } = await db.query<{ n: number }>(sql.WORKSPACE_SPACE_ROWS, [
-    read.workspaceId,
-    read.space,
-    read.most + 1,
-  ]);
-  const few = Number(rows[0]?.n ?? 0) <= read.most;
-  if (cache.size >= COUNT_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-  cache.delete(key);
-  cache.set(key, { at: performance.now(), few });
-  return few;
+/** Whether a workspace holds at most `most` vectors of a space, as counted within the last 30 s. */
+function fewVectors(db: Db, read: { workspaceId: string; space: string; most: number }): Promise<boolean> {
+  return countCache.get(db, `${read.workspaceId}\u0000${read.space}\u0000${read.most}`, async () => {
+    const { rows } = await db.query<{ n: number }>(sql.WORKSPACE_SPACE_ROWS, [
+      read.workspaceId,
+      read.space,
+      read.most + 1,
+    ]);
+    return Number(rows[0]?.n ?? 0) <= read.most;
+  });
 }
 
 /** How a nearest-neighbour query reads a space: its index's rows, and its deferred tail. */
