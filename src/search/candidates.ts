@@ -47,7 +47,7 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
 }
 
 /** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
-function similaritySql(db: Db, params: Params, query: QueryVector): string {
+export function similaritySql(db: Db, params: Params, query: QueryVector): string {
   // A zero vector (a text with no word the embedder knows) has no cosine: pgvector says NaN,
   // which sorts above every number, and here counts as no similarity (NULLS LAST), as in the
   // exact scan of real[] below (HNSW indexes leave such vectors out).

@@ -12,6 +12,7 @@ import { buildVocabulary } from "../../bench/vocabulary.js";
 import { requireCatalog, searchParts, validateSearchSpec } from "../../src/catalog/index.js";
 import { localEmbedding } from "../../src/models/local/adapter.js";
 import { wordVectors } from "../../src/models/local/vectors.js";
+import { similaritySql } from "../../src/search/candidates.js";
 import { filterSql, Params } from "../../src/search/sql.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { LOCAL_SPACE } from "../support/embedders.js";
@@ -61,13 +62,14 @@ describe("workspace-wide vector search among tenants", () => {
     const declarations = new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
     const params = new Params();
     const where = filterSql(params, tenant.id, part, declarations);
-    const vector = params.add(JSON.stringify(localEmbedding(await wordVectors(), q)));
-    // Ordered by the untyped column, which no HNSW index is built over: every vector is scored.
+    const query = { space: LOCAL_SPACE, vector: localEmbedding(await wordVectors(), q) };
+    // Ordered by an expression, which no HNSW index serves: every vector is scored, on either
+    // layout (pgvector's type, or real[] where the server lacks it).
     const { rows } = await t.db.query<{ similarity: number }>(
-      `SELECT 1 - (e.embedding <=> ${vector}::vector) AS similarity
+      `SELECT ${similaritySql(t.db, params, query)} AS similarity
          FROM records r JOIN embeddings e ON e.workspace_id = r.workspace_id AND e.record_id = r.id
            AND e.space = ${params.add(LOCAL_SPACE)}
-         WHERE ${where} ORDER BY e.embedding <=> ${vector}::vector LIMIT ${AT}`,
+         WHERE ${where} ORDER BY similarity DESC NULLS LAST LIMIT ${AT}`,
       params.values,
     );
     const last = rows[AT - 1];
