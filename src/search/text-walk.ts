@@ -4,12 +4,14 @@
 // (the next rounds in another while the pool is short), until `limit` candidates are in hand. A
 // record not read holds no rare term and each common word only in cells not read, so it weighs
 // at most the sum of each word's best unread bound: when the k-th candidate (the search's k,
-// `exact`) outranks that, the top k is exactly brute-force BM25's. Otherwise the records holding
-// two of the common words are read (so one not read holds one at most), then each word's cells
-// down to the k-th's rank, after which it is. The rest of the pool is the best of the records
-// read, topped up with other matches when fewer than `limit` were read.
+// `exact`) outranks that, the top k is exactly brute-force BM25's. Otherwise what could still
+// outrank it is read: a record's words all sit in cells of its own length, so for each length
+// and each set of two or more words whose unread bounds there reach the k-th's rank, the records
+// holding every word of the set in a cell that can (heavyPatterns); then each word's cells whose
+// bound alone reaches it. The rest of the pool is the best of the records read, topped up with
+// other matches when fewer than `limit` were read.
 import type { Db } from "../platform/db/index.js";
-import { type Bm25Rank, bm25Sql, lexemeQuery } from "./bm25.js";
+import { type Bm25Rank, bm25Sql } from "./bm25.js";
 import { candidateRows, type Params, routeFilter, textMatches } from "./sql.js";
 import { type Cell, cellsByBound, cellToken } from "./text-cells.js";
 import type { Candidate } from "./types.js";
@@ -94,8 +96,69 @@ function merged(rows: Candidate[], more: Candidate[], limit: number): Candidate[
   return [...rows, ...more.filter((row) => !seen.has(row.id))].sort(byRank).slice(0, limit);
 }
 
-/** Above this many common words, their pairs are not read (their conjunctions grow as n²). */
-const MAX_PAIRED_WORDS = 12;
+/**
+ * Bounds on the sets of words heavyPatterns enumerates (sets visited, word sets kept): past them,
+ * each word's cells are read down to one weight before idf instead.
+ */
+const MAX_VISITS = 4096;
+const MAX_PATTERNS = 64;
+
+/** The records holding each of `words`, in one of that word's `cells`. */
+interface Pattern {
+  words: number[];
+  cells: Map<number, Entry[]>;
+}
+
+/**
+ * The sets of two or more words whose unread cells together can reach `rank` in a record of one
+ * length, each word with the unread cells of that length that can (its bound with the others'
+ * best reaches it), over every length; undefined when there are too many. A record not read
+ * whose words weigh at least `rank` holds the words of one of them in their cells: its words'
+ * first prefix (in the enumeration's order) to reach `rank` is a set whose bounds there reach
+ * it too, or its first word alone does (each word's cells, read after).
+ */
+function heavyPatterns(unread: Entry[], rank: number): Pattern[] | undefined {
+  const byLength = new Map<number, Map<number, Entry[]>>();
+  for (const entry of unread) {
+    const words = byLength.get(entry.cell.length) ?? new Map<number, Entry[]>();
+    byLength.set(entry.cell.length, words);
+    words.set(entry.word, [...(words.get(entry.word) ?? []), entry]);
+  }
+  const patterns = new Map<string, Pattern>();
+  let visits = 0;
+  for (const words of byLength.values()) {
+    // Each word's best unread bound at this length (entries are best first), largest first.
+    const best = [...words].map(([word, entries]) => ({ word, bound: (entries[0] as Entry).bound }));
+    best.sort((a, b) => b.bound - a.bound);
+    const rest = best.map((_, i) => best.slice(i).reduce((sum, word) => sum + word.bound, 0));
+    const add = (set: typeof best, total: number) => {
+      const key = set.map((word) => word.word).join(",");
+      const pattern = patterns.get(key) ?? { words: set.map((word) => word.word), cells: new Map() };
+      patterns.set(key, pattern);
+      for (const { word, bound } of set) {
+        const reach = (words.get(word) ?? []).filter((entry) => entry.bound + total - bound + SLACK >= rank);
+        pattern.cells.set(word, [...(pattern.cells.get(word) ?? []), ...reach]);
+      }
+    };
+    const visit = (start: number, set: typeof best, sum: number): boolean => {
+      for (let i = start; i < best.length; i++) {
+        // Words are largest first: a set that cannot reach with all later words, nor can a later one.
+        if (sum + (rest[i] as number) + SLACK < rank) break;
+        if (++visits > MAX_VISITS) return false;
+        const next = [...set, best[i] as (typeof best)[number]];
+        const total = sum + (best[i] as (typeof best)[number]).bound;
+        if (next.length > 1 && total + SLACK >= rank) add(next, total);
+        if (!visit(i + 1, next, total)) return false;
+      }
+      return true;
+    };
+    if (!visit(0, [], 0) || patterns.size > MAX_PATTERNS) return undefined;
+  }
+  return [...patterns.values()];
+}
+
+/** Reads halfway to the k-th before reading down to it. */
+const HALVINGS = 1;
 
 /** Tokens a walk statement carries: whole rounds, at least one, up to about this many. */
 const WALK_TOKENS = 400;
@@ -128,41 +191,67 @@ export async function walkTextCandidates(query: WalkQuery): Promise<Candidate[]>
     const row = rows[Math.min(query.exact, query.limit) - 1];
     return row === undefined ? 0 : Number(row.text_match);
   };
-  if (unread.length > 0 && kth() <= unreadBound(unread) + SLACK) {
-    // A record not read that holds two or more of the words is read through their pairs'
-    // conjunctions (the full-text index answers them): one still not read holds one word at
-    // most, in a cell not read, so it weighs at most that word's best unread bound.
-    const paired = query.common.length > 1 && query.common.length <= MAX_PAIRED_WORDS;
-    if (paired) rows = merged(rows, await holdingTwo(query, rows), query.limit);
-    const rank = kth();
-    // Each word's cells down to where the word alone (paired) falls below the k-th's rank, or
-    // (not paired) where the words together do, each word's cells to the same weight before idf;
-    // every cell when there is no k-th.
+  // What a record not read can weigh at most; while the k-th does not outrank it, what could is
+  // read down to a target: halfway to the k-th first (the best of what is left raises the k-th,
+  // which narrows the next read), then the k-th itself.
+  let ceiling = unreadBound(unread);
+  for (let step = 0; unread.length > 0 && kth() <= ceiling + SLACK; step++) {
+    const halfway = (kth() + ceiling) / 2;
+    const last = kth() <= 0 || step >= HALVINGS || halfway <= kth();
+    const target = last ? kth() : halfway;
+    // With no k-th every cell is read below; else the records whose words could reach it together.
+    const patterns = target > 0 ? heavyPatterns(unread, target) : undefined;
+    if (patterns && patterns.length > 0)
+      rows = merged(rows, await holdingPatterns(query, patterns, rows), query.limit);
+    // Each word's cells down to where the word alone (patterns read) falls below the target, or
+    // (too many patterns) where the words together do, each word's cells to the same weight
+    // before idf; every cell when there is no k-th.
     const idfs = query.common.reduce((sum, word) => sum + word.idf, 0);
-    const scale = (entry: Entry) => (paired ? 1 : idfs / (query.common[entry.word]?.idf ?? idfs));
-    const lower = rank <= 0 ? unread : unread.filter((entry) => entry.bound * scale(entry) + SLACK >= rank);
+    const scale = (entry: Entry) => (patterns ? 1 : idfs / (query.common[entry.word]?.idf ?? idfs));
+    const lower =
+      target <= 0 ? unread : unread.filter((entry) => entry.bound * scale(entry) + SLACK >= target);
     if (lower.length > 0) rows = merged(rows, (await readCells(query, lower)).rows, query.limit);
     const readNow = new Set(lower);
     unread = unread.filter((entry) => !readNow.has(entry));
+    if (last) break;
+    ceiling = target;
   }
   return rows.length < query.limit && unread.length > 0 ? topUp(query, rows) : rows;
 }
 
 /**
- * The best `limit` records not read yet holding at least two of the common words, read
- * through the full-text index alone (fenced, as textMatches).
+ * The best `limit` records not read yet matching one of the patterns, read through the cell
+ * index alone (fenced, as textMatches): each word of a pattern is one overlap of its tokens.
+ * Each token list is a subquery's value, which the planner cannot see: given the lists, it
+ * costed each token as if a record in a few held it and, over a hundred of them, expected
+ * every record and scanned the table (seconds at 1M records; the index: 36 ms).
  */
-async function holdingTwo(query: WalkQuery, read: Candidate[]): Promise<Candidate[]> {
+async function holdingPatterns(
+  query: WalkQuery,
+  patterns: Pattern[],
+  read: Candidate[],
+): Promise<Candidate[]> {
   const { params, where, tsq, columns } = query.base();
-  const lexemes = query.common.map((word) => lexemeQuery(word.lexeme));
-  const pairs = lexemes.flatMap((a, i) => lexemes.slice(i + 1).map((b) => `(${a} & ${b})`)).join(" | ");
+  const token = (entry: Entry) =>
+    cellToken(query.workspaceId, entry.cell, query.common[entry.word]?.lexeme ?? "");
+  const any = patterns
+    .map(
+      (pattern) =>
+        `(${pattern.words
+          .map((word) => {
+            const tokens = params.add([...new Set((pattern.cells.get(word) ?? []).map(token))]);
+            return `engram_text_cells(t.workspace_id, t.search_text) && (SELECT ${tokens}::text[])`;
+          })
+          .join(" AND ")})`,
+    )
+    .join(" OR ");
   const route = routeFilter(query.db, params, query.workspaceId, "t");
   const match = query.check ? "AND r.search_text @@ q.tsq" : "";
   return candidateRows(
     query.db,
     `SELECT ${query.select(params)}, ${bm25Sql(params, query.rank)} AS text_match${columns}
      FROM (SELECT ${tsq} AS tsq) q,
-       LATERAL (SELECT * FROM records t WHERE t.search_text @@ ${params.add(pairs)}::tsquery ${route} OFFSET 0) r
+       LATERAL (SELECT * FROM records t WHERE t.search_text IS NOT NULL AND (${any}) ${route} OFFSET 0) r
      WHERE ${where} ${match} AND r.id <> ALL(${params.add(read.map((row) => row.id))}::uuid[])
      ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(query.limit)}`,
     params.values,
