@@ -214,13 +214,15 @@ export function vectorRecallTable(
 ): string {
   return modeTable<VectorRecallFigure>(
     `${title}: as searched against scoring every embedding (recall@20 of the exact top 20, ties counted)`,
-    ["vector lists", "depth", "recall@20 mean", "min", "proposed ms p50", "exact ms p50"],
+    ["vector lists", "depth", "recall@20 mean", "min", "pool mean", "pool min", "proposed ms p50", "exact ms p50"],
     figures,
     (r) => [
       String(r.parts),
       String(r.depth),
       String(r.mean),
       String(r.min),
+      String(r.pool_mean ?? "-"),
+      String(r.pool_min ?? "-"),
       fmt(r.proposed_ms_p50),
       fmt(r.exact_ms_p50),
     ],

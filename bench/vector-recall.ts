@@ -2,13 +2,15 @@
 // workspace-wide vector and hybrid request is proposed as the search reads it (a vector search
 // its whole pool, hybrid its first depth; through the space's HNSW index where pgvector serves),
 // and the exact nearest 20 under the same filters are found by scoring every embedding.
-// Recall@20 is the share of the exact top 20 in the proposed list. The fake embedder's lexical
+// Recall@20 is the share of the exact top 20 in the proposed list; for hybrid also in its whole
+// pool (every list's candidates carry their similarity, and hybrid ranks them all by it, so a
+// near record its text or recency list offered is not lost). The fake embedder's lexical
 // vectors tie often, so a proposed row counts when it is at least as similar as the exact 20th.
 // Entity-scoped searches scan exactly and are left out.
 import { requireCatalog } from "../src/catalog/index.js";
 import { modelsResolver } from "../src/deps.js";
 import type { Db } from "../src/platform/db/index.js";
-import { hybridFirstDepth, vectorCandidates } from "../src/search/candidates.js";
+import { hybridFirstDepth, propose, vectorCandidates } from "../src/search/candidates.js";
 import { queryVector } from "../src/search/execute.js";
 import { filterSql, Params } from "../src/search/sql.js";
 import type { ModeName } from "./modes.js";
@@ -35,6 +37,9 @@ export interface VectorRecallFigure {
   depth: number;
   mean: number;
   min: number;
+  /** The same share in the search's whole candidate pool (hybrid: every list; vector: the list). */
+  pool_mean: number;
+  pool_min: number;
   /** Proposal time, ms p50: as searched and exact. */
   proposed_ms_p50: number;
   exact_ms_p50: number;
@@ -52,6 +57,7 @@ export async function measureVectorRecall(
   const out: Partial<Record<ModeName, VectorRecallFigure>> = {};
   for (const mode of VECTOR_RECALL_MODES.filter((m) => options.modes.includes(m))) {
     const recalls: number[] = [];
+    const poolRecalls: number[] = [];
     const times = { proposed: [] as number[], exact: [] as number[] };
     let depth = 0;
     for (const { spec, part } of measuredParts(catalog, vocabulary, options, mode)) {
@@ -88,11 +94,17 @@ export async function measureVectorRecall(
       const last = exact[exact.length - 1];
       if (!last) continue;
       const floor = Number(last.similarity) - TIE;
-      const found = proposed.filter((c) => Number(c.similarity) >= floor).length;
-      recalls.push(Math.min(found, exact.length) / exact.length);
+      const share = (candidates: { similarity?: number | null }[]) =>
+        Math.min(candidates.filter((c) => Number(c.similarity ?? Number.NaN) >= floor).length, exact.length) /
+        exact.length;
+      recalls.push(share(proposed));
+      poolRecalls.push(part.mode === "hybrid" ? share((await propose(input)).candidates) : share(proposed));
     }
+    const pool = recallSummary(poolRecalls);
     out[mode] = {
       ...recallSummary(recalls),
+      pool_mean: pool.mean,
+      pool_min: pool.min,
       depth,
       proposed_ms_p50: round(median(times.proposed), 2),
       exact_ms_p50: round(median(times.exact), 2),

@@ -228,14 +228,7 @@ export async function vectorCandidates(
   missing: Missing = {},
 ): Promise<Candidate[]> {
   if (!input.query) return [];
-  const params = new Params();
-  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const columns = missingSignalsSql(
-    input,
-    params,
-    missing,
-    missing.text_match ? await rankerOf(input) : undefined,
-  );
+  const ranker = missing.text_match ? await rankerOf(input) : undefined;
   // An entity-scoped search reads few rows: an exact scan over them is faster than an HNSW walk
   // that must pass many other entities' neighbours (and may stop at hnsw.max_scan_tuples before
   // finding them all), so only searches not scoped by entity use the index, and only in a
@@ -251,35 +244,110 @@ export async function vectorCandidates(
           exactRows: input.vectorExactRows,
         })
       : undefined;
-  if (reads) {
-    // Nearest neighbours from the space's HNSW index: the ORDER BY is the indexed expression and
-    // the join repeats the index predicate (src/records/embedding-index.ts); filters are checked
-    // on each neighbour as the iterative scan yields it.
+  if (!reads) return exactVectorCandidates(input, limit, missing, ranker);
+  // One statement's nearest rows among `rows` of embeddings e, by the indexed expression (the
+  // walk: the ORDER BY is the indexed expression and the join repeats the index predicate,
+  // src/records/embedding-index.ts; filters are checked on each neighbour as the iterative scan
+  // yields it) or by the stored vector (exact). At half precision the similarity takes a second
+  // distance on the stored vector (wide spaces only).
+  const statement = (params: Params) => {
+    const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+    const columns = missingSignalsSql(input, params, missing, ranker);
     const q = params.add(vectorLiteral(vector));
-    const distance = `${reads.expression} <=> ${q}::${reads.type}`;
-    // At full precision the ordering distance is the stored vector's; at half precision the
-    // similarity takes a second distance on the stored vector (wide spaces only).
-    const stored = reads.type === "vector" ? distance : `e.embedding <=> ${q}::vector`;
+    const stored = `e.embedding <=> ${q}::vector`;
     const lim = params.add(limit);
-    const nearest = (rows: string, order: string) =>
-      `SELECT ${candidateColumns(accessOf(input, params))}, 1 - (${stored}) AS similarity${columns}
+    const nearest = (rows: string, exact: boolean) => {
+      const distance = exact ? stored : `${reads.expression} <=> ${q}::${reads.type}`;
+      return `SELECT ${candidateColumns(accessOf(input, params))}, 1 - (${reads.type === "vector" ? distance : stored}) AS similarity${columns}
        FROM records r JOIN embeddings e ON e.workspace_id = ${params.workspace(input.workspaceId)} AND e.record_id = r.id AND ${rows}
        WHERE ${where}
-       ORDER BY ${order} LIMIT ${lim}`;
-    if (!reads.tail) return run(input.db, nearest(reads.indexed, distance), params, true);
+       ORDER BY ${distance} LIMIT ${lim}`;
+    };
+    return { nearest, lim };
+  };
+  const walk = () => {
+    const params = new Params();
+    const { nearest, lim } = statement(params);
     // Deferred embeddings not yet in the index (an enrichment backlog's, src/records/vector-seal.ts)
     // are scanned exactly, so a record is found from the moment it is ready.
-    return run(
-      input.db,
-      `SELECT * FROM ((${nearest(reads.indexed, distance)})
-         UNION ALL (${nearest(reads.tail, `e.embedding <=> ${q}::vector`)})) u
-       ORDER BY similarity DESC, seq DESC LIMIT ${lim}`,
-      params,
-      true,
+    const sql = reads.tail
+      ? `SELECT * FROM ((${nearest(reads.indexed, false)}) UNION ALL (${nearest(reads.tail, true)})) u
+         ORDER BY similarity DESC, seq DESC LIMIT ${lim}`
+      : nearest(reads.indexed, false);
+    return run(input.db, sql, params, true);
+  };
+  const [walked, seeds] = await Promise.all([walk(), vectorSeeds(input)]);
+  const known = new Set(walked.map((row) => row.id));
+  const unseen = seeds.filter((id) => !known.has(id));
+  let scored: Candidate[] = [];
+  if (unseen.length > 0) {
+    const params = new Params();
+    const { nearest } = statement(params);
+    const rows = `e.space = ${params.add(space)} AND e.record_id = ANY(${params.add(unseen)}::uuid[])`;
+    // A zero vector has no cosine (NaN; HNSW leaves such vectors out): not a neighbour.
+    scored = (await run(input.db, nearest(rows, true), params)).filter(
+      (row) => !Number.isNaN(Number(row.similarity)),
     );
   }
-  const join = embeddingJoin(params, input.workspaceId, input.query, "JOIN");
-  const similarity = similaritySql(input.db, params, input.query);
+  return [...walked, ...scored]
+    .sort((a, b) => Number(b.similarity) - Number(a.similarity) || Number(b.seq) - Number(a.seq))
+    .slice(0, limit);
+}
+
+/**
+ * Terms whose records are at most this share of the workspace's searchable records seed the
+ * vector list (vectorSeeds); a common word's records crowd the graph, where the walk finds them.
+ */
+const SEED_TERM_SHARE = 0.05;
+/** How many of each seeding term's best text matches the vector list scores exactly. */
+const SEED_DEPTH = 50;
+/** The rarest this many terms seed it (a query may hold 64). */
+const MAX_SEED_TERMS = 4;
+
+/**
+ * Records the vector list scores exactly beside its HNSW walk: the best text matches of each of
+ * the query's less common terms. A query apart from the bulk of the corpus (one rare word) lies
+ * apart from the graph's paths too, and the walk misses records nearest to it, which hold its
+ * words and rank high among their matches (bench/RESULTS.md, "Vector search at a million
+ * records": the worst search of 82 found 0.3 of its exact top 20, with seeds 0.85).
+ */
+async function vectorSeeds(input: ProposeInput): Promise<string[]> {
+  const wanted = textTerms(input.q ?? "").filter((term) => !term.negate);
+  const rated = await Promise.all(
+    wanted.map(async (term) => ({
+      term,
+      ranker: await textRanker(input.db, input.workspaceId, input.catalog, profileOf(input), [term]),
+    })),
+  );
+  const seeding = rated
+    .flatMap(({ term, ranker }) => {
+      if (ranker.kind !== "bm25") return [];
+      const df = Math.min(...ranker.terms.map((t) => t.df).filter((df) => df > 0));
+      return df <= SEED_TERM_SHARE * ranker.n ? [{ term, ranker, df }] : [];
+    })
+    .sort((a, b) => a.df - b.df)
+    .slice(0, MAX_SEED_TERMS);
+  const lists = await Promise.all(
+    seeding.map(({ term, ranker }) =>
+      textCandidates({ ...input, q: term.phrase ? `"${term.text}"` : term.text, ranker }, SEED_DEPTH),
+    ),
+  );
+  return [...new Set(lists.flat().map((row) => row.id))];
+}
+
+/** Vector proposals by scoring every embedding of the space in scope (no HNSW index serves it). */
+async function exactVectorCandidates(
+  input: ProposeInput,
+  limit: number,
+  missing: Missing,
+  ranker: TextRanker | undefined,
+): Promise<Candidate[]> {
+  const query = input.query as QueryVector;
+  const params = new Params();
+  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  const columns = missingSignalsSql(input, params, missing, ranker);
+  const join = embeddingJoin(params, input.workspaceId, query, "JOIN");
+  const similarity = similaritySql(input.db, params, query);
   // An entity's records through the entity index (as textCandidates): without statistics the
   // planner read the whole collection through a field index instead (2.4k buffers for 75 rows).
   const rows = input.part.scope.entities
