@@ -214,7 +214,16 @@ export function vectorRecallTable(
 ): string {
   return modeTable<VectorRecallFigure>(
     `${title}: as searched against scoring every embedding (recall@20 of the exact top 20, ties counted)`,
-    ["vector lists", "depth", "recall@20 mean", "min", "pool mean", "pool min", "proposed ms p50", "exact ms p50"],
+    [
+      "vector lists",
+      "depth",
+      "recall@20 mean",
+      "min",
+      "pool mean",
+      "pool min",
+      "proposed ms p50",
+      "exact ms p50",
+    ],
     figures,
     (r) => [
       String(r.parts),
