@@ -276,7 +276,9 @@ export async function vectorCandidates(
       : nearest(reads.indexed, false);
     return run(input.db, sql, params, true);
   };
-  const [walked, seeds] = await Promise.all([walk(), vectorSeeds(input)]);
+  // Hybrid's text list proposes its query's best matches already, each with its similarity: the
+  // seeds added 0.003 to its pool's share of the exact top 20 at 1M and 72% to its p50.
+  const [walked, seeds] = await Promise.all([walk(), missing.text_match ? [] : vectorSeeds(input)]);
   const known = new Set(walked.map((row) => row.id));
   const unseen = seeds.filter((id) => !known.has(id));
   let scored: Candidate[] = [];
