@@ -41,6 +41,8 @@ export interface Bm25Rank {
   norm: number;
   /** A word of the query is several lexemes (a record may hold one of them and not match it). */
   compound: boolean;
+  /** Each wanted term of the query, in its order: the indexes of its lexemes (or phrase) in `terms`. */
+  byTerm: number[][];
 }
 
 export type TextRanker = Bm25Rank | { kind: "ts_rank_cd" };
@@ -125,7 +127,8 @@ export async function textRanker(
   if (rank.kind === "ts_rank_cd") return rank;
   const config = profile?.text_config ?? "english";
   const wanted = terms.filter((term) => !term.negate);
-  if (wanted.length === 0) return { ...rank, terms: [], n: 0, avgdl: 1, norm: 0, compound: false };
+  if (wanted.length === 0)
+    return { ...rank, terms: [], n: 0, avgdl: 1, norm: 0, compound: false, byTerm: [] };
   const read = () =>
     db.queryRepeated<TermsRow>(TERMS_AND_STATS, [
       workspaceId,
@@ -166,6 +169,7 @@ export async function textRanker(
       return { phrase, df, idf: idf(n, df) };
     }),
   ];
+  const phraseAt = new Map(phrases.map((phrase, i) => [phrase.query, lexemes.length + i]));
   return {
     kind: "bm25",
     k1: rank.k1,
@@ -175,6 +179,26 @@ export async function textRanker(
     avgdl: n > 0 && totals.occurrences > 0 ? totals.occurrences / n : 1,
     norm: scored.reduce((sum, term) => sum + term.idf * (rank.k1 + 1), 0),
     compound: (row?.terms ?? []).some((term) => (term.lexemes?.length ?? 0) > 1),
+    byTerm: (row?.terms ?? []).map((term) =>
+      term.query !== null
+        ? [phraseAt.get(term.query)].filter((i): i is number => i !== undefined)
+        : (term.lexemes ?? []).map((lexeme) => lexemes.indexOf(lexeme)),
+    ),
+  };
+}
+
+/**
+ * The ranker of the query's `i`-th wanted term alone, from the whole query's (the statistics
+ * are the same): what its own textRanker would return, without reading them again.
+ */
+export function termRank(rank: Bm25Rank, i: number): Bm25Rank {
+  const terms = (rank.byTerm[i] ?? []).map((j) => rank.terms[j] as Bm25Term);
+  return {
+    ...rank,
+    terms,
+    norm: terms.reduce((sum, term) => sum + term.idf * (rank.k1 + 1), 0),
+    compound: terms.filter((term) => term.lexeme !== undefined).length > 1,
+    byTerm: [terms.map((_, j) => j)],
   };
 }
 

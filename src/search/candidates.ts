@@ -2,7 +2,7 @@
 import type { CollectionDef, InstalledCatalog, SearchPart } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { spaceReads, vectorLiteral } from "../records/index.js";
-import { lexemeQuery, type TextRanker, textMatchSql, textRanker } from "./bm25.js";
+import { lexemeQuery, type TextRanker, termRank, textMatchSql, textRanker } from "./bm25.js";
 import { fieldValueSql } from "./field-sql.js";
 import { firstListDepth, interleave, interleaveByNeed } from "./interleave.js";
 import {
@@ -315,23 +315,20 @@ const MAX_SEED_TERMS = 4;
  */
 async function vectorSeeds(input: ProposeInput): Promise<string[]> {
   const wanted = textTerms(input.q ?? "").filter((term) => !term.negate);
-  const rated = await Promise.all(
-    wanted.map(async (term) => ({
-      term,
-      ranker: await textRanker(input.db, input.workspaceId, input.catalog, profileOf(input), [term]),
-    })),
-  );
-  const seeding = rated
-    .flatMap(({ term, ranker }) => {
-      if (ranker.kind !== "bm25") return [];
-      const df = Math.min(...ranker.terms.map((t) => t.df).filter((df) => df > 0));
-      return df <= SEED_TERM_SHARE * ranker.n ? [{ term, ranker, df }] : [];
+  // One read of the statistics for every term: each term's ranker is the query's, cut to it.
+  const ranker = await rankerOf(input);
+  if (ranker.kind !== "bm25") return [];
+  const seeding = wanted
+    .flatMap((term, i) => {
+      const rank = termRank(ranker, i);
+      const df = Math.min(...rank.terms.map((t) => t.df).filter((df) => df > 0));
+      return df <= SEED_TERM_SHARE * ranker.n ? [{ term, rank, df }] : [];
     })
     .sort((a, b) => a.df - b.df)
     .slice(0, MAX_SEED_TERMS);
   const lists = await Promise.all(
-    seeding.map(({ term, ranker }) =>
-      textCandidates({ ...input, q: term.phrase ? `"${term.text}"` : term.text, ranker }, SEED_DEPTH),
+    seeding.map(({ term, rank }) =>
+      textCandidates({ ...input, q: term.phrase ? `"${term.text}"` : term.text, ranker: rank }, SEED_DEPTH),
     ),
   );
   return [...new Set(lists.flat().map((row) => row.id))];

@@ -7,6 +7,9 @@
 // a pool of exactly k), for hybrid's text signal, and for an rrf source of mode text. Ranked by
 // text_match alone, so the order is BM25's (newest seq first among equal scores).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireCatalog } from "../../src/catalog/index.js";
+import { termRank, textRanker } from "../../src/search/bm25.js";
+import { textTerms } from "../../src/search/sql.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import {
   bm25Ranking,
@@ -187,6 +190,7 @@ interface Hit {
 describe("text search top k equals brute-force BM25", () => {
   let t: TestApp;
   let headers: { authorization: string };
+  let workspaceId: string;
   let rows: (Row & { id: string })[];
   /** The searchable records: every event, each slot's head unless retracted. */
   let population: RefDoc[];
@@ -202,6 +206,7 @@ describe("text search top k equals brute-force BM25", () => {
     t = await createTestApp();
     const ws = await t.workspace("bm25-exact");
     headers = ws.headers;
+    workspaceId = ws.id;
     const res = await t.publish(headers, { package: MINIMAL_PACKAGE, files: FILES });
     expect(res.statusCode, res.body).toBe(200);
     const plan = corpus();
@@ -242,6 +247,25 @@ describe("text search top k equals brute-force BM25", () => {
       population.filter((d) => rowOf.get(d.id)?.collection === "facts").length,
     );
     expect(facts.some((r) => r.tombstone)).toBe(true);
+  });
+
+  it("gives each wanted term of a query, cut from the query's ranker, the ranker the term has alone", async () => {
+    const catalog = await requireCatalog(t.db, workspaceId);
+    const profile = catalog.index.searchProfiles.get("main")?.def;
+    let cut = 0;
+    for (const q of queries()) {
+      const terms = textTerms(q);
+      const whole = await textRanker(t.db, workspaceId, catalog, profile, terms);
+      if (whole.kind !== "bm25") throw new Error("the profile ranks by BM25");
+      const wanted = terms.filter((term) => !term.negate);
+      expect(whole.byTerm, q).toHaveLength(wanted.length);
+      for (const [i, term] of wanted.entries()) {
+        const alone = await textRanker(t.db, workspaceId, catalog, profile, [term]);
+        expect(termRank(whole, i), `${q}: ${term.text}`).toEqual(alone);
+        cut++;
+      }
+    }
+    expect(cut).toBeGreaterThan(40);
   });
 
   /** The reference ranking of q over a scope (whole: uncut). */
