@@ -310,8 +310,8 @@ const MAX_SEED_TERMS = 4;
  * Records the vector list scores exactly beside its HNSW walk: the best text matches of each of
  * the query's less common terms. A query apart from the bulk of the corpus (one rare word) lies
  * apart from the graph's paths too, and the walk misses records nearest to it, which hold its
- * words and rank high among their matches (bench/RESULTS.md, "Vector search at a million
- * records": the worst search of 82 found 0.3 of its exact top 20, with seeds 0.85).
+ * words and rank high among their matches (bench/RESULTS.md, "Vector search among tenants":
+ * at 1M records the worst of 82 such searches found 0.3 of its exact top 20, with seeds 0.85).
  */
 async function vectorSeeds(input: ProposeInput): Promise<string[]> {
   const wanted = textTerms(input.q ?? "").filter((term) => !term.negate);
