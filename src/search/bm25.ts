@@ -53,6 +53,9 @@ export const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, "\\\\")
 /** idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)). */
 export const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
 
+/** The query's largest possible BM25 over its terms: sum of idf * (k1 + 1) (text_match's divisor). */
+const normOf = (terms: Bm25Term[], k1: number) => terms.reduce((sum, term) => sum + term.idf * (k1 + 1), 0);
+
 /** One term's BM25 weight in a record (the SQL expression computes the same). */
 export function termWeight(rank: Pick<Bm25Rank, "k1" | "b" | "avgdl">, tf: number, length: number): number {
   return (tf * (rank.k1 + 1)) / (tf + rank.k1 * (1 - rank.b + (rank.b * length) / rank.avgdl));
@@ -177,7 +180,7 @@ export async function textRanker(
     terms: scored,
     n,
     avgdl: n > 0 && totals.occurrences > 0 ? totals.occurrences / n : 1,
-    norm: scored.reduce((sum, term) => sum + term.idf * (rank.k1 + 1), 0),
+    norm: normOf(scored, rank.k1),
     compound: (row?.terms ?? []).some((term) => (term.lexemes?.length ?? 0) > 1),
     byTerm: (row?.terms ?? []).map((term) =>
       term.query !== null
@@ -196,7 +199,7 @@ export function termRank(rank: Bm25Rank, i: number): Bm25Rank {
   return {
     ...rank,
     terms,
-    norm: terms.reduce((sum, term) => sum + term.idf * (rank.k1 + 1), 0),
+    norm: normOf(terms, rank.k1),
     compound: terms.filter((term) => term.lexeme !== undefined).length > 1,
     byTerm: [terms.map((_, j) => j)],
   };
