@@ -279,6 +279,13 @@ export async function vectorCandidates(
   // Hybrid's text list proposes its query's best matches already, each with its similarity: the
   // seeds added 0.003 to its pool's share of the exact top 20 at 1M and 72% to its p50.
   const [walked, seeds] = await Promise.all([walk(), missing.text_match ? [] : vectorSeeds(input)]);
+  // A walk that comes back short found fewer neighbours passing the search's filters than it
+  // asked for, in a workspace holding more vectors than vectorExactRows: the filters leave fewer
+  // rows than that (scanning them exactly costs about what the walk did), or the walk stopped
+  // before reaching them — pgvector's iterative scan ends at hnsw.max_scan_tuples, and a cluster
+  // of identical vectors may link only to itself (docs/scaling.md "Vector search among
+  // tenants"). The exact scan finds every one.
+  if (walked.length < limit) return exactVectorCandidates(input, limit, missing, ranker);
   const known = new Set(walked.map((row) => row.id));
   const unseen = seeds.filter((id) => !known.has(id));
   let scored: Candidate[] = [];

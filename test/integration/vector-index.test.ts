@@ -1,7 +1,11 @@
 // Vector candidates come from a per-space HNSW index where pgvector exists (PGlite), and from
 // an exact scan where it does not (the test server): both layouts, same answers.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { openPostgres } from "../../src/platform/db/index.js";
+import { HNSW_SESSION_SQL } from "../../src/platform/db/types.js";
+import { sealDeferredVectors } from "../../src/records/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
+import { testVectorLayout } from "../support/urls.js";
 import { enrichAll } from "../support/worker.js";
 
 const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(" ");
@@ -114,6 +118,96 @@ describe("vector index per embedding space", () => {
     await search({ mode: "vector", q: "golf hotel", k: 3 });
     await walkedSince(before);
   });
+
+  it("a walk that stops before it reaches a workspace's rows is finished by an exact scan", async (ctx) => {
+    if (!t.db.hasVector) ctx.skip();
+    // A crowd of 1,320 notes near the query in one workspace, and twelve calls in another, each
+    // one word and "call" (two share a word with the query), all in the one shared index.
+    const crowd = await t.workspace("crowd");
+    await t.publishExample(crowd.headers, "fake");
+    const notes = WORDS.flatMap((a, i) =>
+      WORDS.slice(i + 1).flatMap((b) =>
+        Array.from({ length: 20 }, (_, n) => ({
+          collection: "customer_events",
+          entity: "crowd",
+          type: "note",
+          text: `${a} ${b} n${n}`,
+        })),
+      ),
+    );
+    for (let i = 0; i < notes.length; i += 500) await t.writeRecords(crowd.headers, notes.slice(i, i + 500));
+    await enrichAll(t.db, crowd.id);
+    const few = await t.workspace("few");
+    await t.publishExample(few.headers, "fake");
+    await t.writeRecords(
+      few.headers,
+      WORDS.map((word) => ({
+        collection: "customer_events",
+        entity: "calls",
+        type: "call",
+        text: `${word} call`,
+      })),
+    );
+    await enrichAll(t.db, few.id);
+    // Into the index: a deferred embedding is scanned exactly until the worker seals it.
+    await sealDeferredVectors(t.db, { bulkMinRows: 1000, buildMemory: "64MB", mergeBatch: 500 });
+    await t.db.exec("ANALYZE");
+    // At these settings the walk stops after a few neighbours, the crowd's, as one over a large
+    // shared index stops at hnsw.max_scan_tuples (20,000) or inside a cluster of identical
+    // vectors. Without the exact scan that finishes it, 3 or 4 of the 12 calls came back.
+    const shallow = await shallowWalks();
+    try {
+      const res = await shallow.app.inject({
+        method: "POST",
+        url: "/search",
+        headers: few.headers,
+        payload: { mode: "vector", q: "alpha bravo", k: 12, include: ["text"] },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const texts = res.json().hits.map((h: { text: string }) => h.text);
+      expect(texts).toHaveLength(12);
+      expect(texts.slice(0, 2).sort()).toEqual(["alpha call", "bravo call"]);
+    } finally {
+      await shallow.close();
+    }
+  }, 60_000);
+
+  /**
+   * The app on sessions whose HNSW walks stop early (hnsw.ef_search 10, hnsw.max_scan_tuples 10)
+   * and whose planner walks even a workspace of twelve vectors (a sort costs it too much), as it
+   * does a large one's.
+   */
+  async function shallowWalks(): Promise<{ app: TestApp["app"]; close(): Promise<void> }> {
+    const settings = { "hnsw.ef_search": "10", "hnsw.max_scan_tuples": "10", enable_sort: "off" };
+    const url = t.testDb.url;
+    if (!url) {
+      // PGlite has one session: set there, and put back after.
+      await t.db.exec(
+        Object.entries(settings)
+          .map(([k, v]) => `SET ${k} = ${v}`)
+          .join("; "),
+      );
+      return {
+        app: t.app,
+        close: () => t.db.exec(`${HNSW_SESSION_SQL}; RESET hnsw.max_scan_tuples; RESET enable_sort`),
+      };
+    }
+    // A server: a second pool whose connection string's options win over the sessions' own.
+    const options = Object.entries(settings)
+      .map(([k, v]) => `-c ${k}=${v}`)
+      .join(" ");
+    const withOptions = new URL(url);
+    withOptions.searchParams.set("options", options);
+    const db = await openPostgres({
+      connectionString: withOptions.toString(),
+      vectorLayout: testVectorLayout(),
+    });
+    const app = await createTestApp({
+      env: { VECTOR_EXACT_ROWS: "0" },
+      testDb: { db, url, close: () => db.close() },
+    });
+    return { app: app.app, close: () => app.close() };
+  }
 
   /**
    * Waits until the count shows a walk since `before`: the search's session flushes its counts
