@@ -279,13 +279,7 @@ export async function vectorCandidates(
   // Hybrid's text list proposes its query's best matches already, each with its similarity: the
   // seeds added 0.003 to its pool's share of the exact top 20 at 1M and 72% to its p50.
   const [walked, seeds] = await Promise.all([walk(), missing.text_match ? [] : vectorSeeds(input)]);
-  // A walk that comes back short found fewer neighbours passing the search's filters than it
-  // asked for, in a workspace holding more vectors than vectorExactRows: the filters leave fewer
-  // rows than that (scanning them exactly costs about what the walk did), or the walk stopped
-  // before reaching them — pgvector's iterative scan ends at hnsw.max_scan_tuples, and a cluster
-  // of identical vectors may link only to itself (docs/scaling.md "Vector search among
-  // tenants"). The exact scan finds every one.
-  if (walked.length < limit) return exactVectorCandidates(input, limit, missing, ranker);
+  if (shortWalk(walked, limit, input.part.k)) return exactVectorCandidates(input, limit, missing, ranker);
   const known = new Set(walked.map((row) => row.id));
   const unseen = seeds.filter((id) => !known.has(id));
   let scored: Candidate[] = [];
@@ -301,6 +295,25 @@ export async function vectorCandidates(
   return [...walked, ...scored]
     .sort((a, b) => Number(b.similarity) - Number(a.similarity) || Number(b.seq) - Number(a.seq))
     .slice(0, limit);
+}
+
+/** A similarity this close to 1: the record's vector is the query's own. */
+const IDENTICAL = 1 - 1e-6;
+
+/**
+ * Whether a walk came back short and uncertified: it found fewer neighbours passing the search's
+ * filters than it asked for, in a workspace holding more vectors than vectorExactRows. Either
+ * the filters leave fewer rows than that (scanning them exactly costs about what the walk did),
+ * or the walk stopped before reaching them: pgvector's iterative scan ends at
+ * hnsw.max_scan_tuples, and a cluster of identical vectors may link only to itself, so a walk
+ * that enters it finds nothing beyond (docs/scaling.md "Vector search among tenants"). A short
+ * walk holding k records identical to the query (each as similar as any can be) has the
+ * search's best already: its exact scan, 1 s in a 1M-vector workspace, would change nothing
+ * of them.
+ */
+function shortWalk(walked: Candidate[], limit: number, k: number): boolean {
+  if (walked.length >= limit) return false;
+  return walked.filter((row) => Number(row.similarity) >= IDENTICAL).length < Math.min(k, limit);
 }
 
 /**
