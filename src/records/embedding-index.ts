@@ -165,7 +165,10 @@ function spaceState(db: Db, space: string, dimensions: number): Promise<SpaceSta
 const countCache = perDbCache<boolean>(30_000, CACHE_MAX);
 
 /** Whether a workspace holds at most `most` vectors of a space, as counted within the last 30 s. */
-function fewVectors(db: Db, read: { workspaceId: string; space: string; most: number }): Promise<boolean> {
+export function fewVectors(
+  db: Db,
+  read: { workspaceId: string; space: string; most: number },
+): Promise<boolean> {
   return countCache.get(db, `${read.workspaceId}\u0000${read.space}\u0000${read.most}`, async () => {
     const { rows } = await db.query<{ n: number }>(sql.WORKSPACE_SPACE_ROWS, [
       read.workspaceId,

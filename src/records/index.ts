@@ -14,6 +14,7 @@ export { storedContracts } from "./contracts.js";
 export {
   alignEmbeddingLayout,
   canDeferVectors,
+  fewVectors,
   type LayoutChange,
   spaceIndexes,
   spaceReads,

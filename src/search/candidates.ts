@@ -1,7 +1,7 @@
 // Candidate proposal per mode, up to params.candidates, each with the signals its mode has.
 import type { CollectionDef, InstalledCatalog, SearchPart } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
-import { spaceReads, vectorLiteral } from "../records/index.js";
+import { fewVectors, spaceReads, vectorLiteral } from "../records/index.js";
 import { lexemeQuery, type TextRanker, termRank, textMatchSql, textRanker } from "./bm25.js";
 import { fieldValueSql } from "./field-sql.js";
 import { firstListDepth, interleave, interleaveByNeed } from "./interleave.js";
@@ -279,7 +279,7 @@ export async function vectorCandidates(
   // Hybrid's text list proposes its query's best matches already, each with its similarity: the
   // seeds added 0.003 to its pool's share of the exact top 20 at 1M and 72% to its p50.
   const [walked, seeds] = await Promise.all([walk(), missing.text_match ? [] : vectorSeeds(input)]);
-  if (shortWalk(walked, limit, input.part.k)) return exactVectorCandidates(input, limit, missing, ranker);
+  if (await shortWalk(input, walked, limit)) return exactVectorCandidates(input, limit, missing, ranker);
   const known = new Set(walked.map((row) => row.id));
   const unseen = seeds.filter((id) => !known.has(id));
   let scored: Candidate[] = [];
@@ -301,19 +301,32 @@ export async function vectorCandidates(
 const IDENTICAL = 1 - 1e-6;
 
 /**
- * Whether a walk came back short and uncertified: it found fewer neighbours passing the search's
- * filters than it asked for, in a workspace holding more vectors than vectorExactRows. Either
- * the filters leave fewer rows than that (scanning them exactly costs about what the walk did),
- * or the walk stopped before reaching them: pgvector's iterative scan ends at
- * hnsw.max_scan_tuples, and a cluster of identical vectors may link only to itself, so a walk
- * that enters it finds nothing beyond (docs/scaling.md "Vector search among tenants"). A short
- * walk holding k records identical to the query (each as similar as any can be) has the
- * search's best already: its exact scan, 1 s in a 1M-vector workspace, would change nothing
- * of them.
+ * The most vectors of a space a workspace may hold for a short walk to be finished exactly: the
+ * scan of a 100k-vector workspace took 140-200 ms on the bench's 2-core server, of a 1M one
+ * 0.7-1.1 s, and 5 s under load for a search filtered to one collection.
  */
-function shortWalk(walked: Candidate[], limit: number, k: number): boolean {
+const SHORT_WALK_EXACT_ROWS = 200_000;
+
+/**
+ * Whether a walk came back short, uncertified, in a workspace small enough to scan exactly. A
+ * short walk found fewer neighbours passing the search's filters than it asked for, in a
+ * workspace holding more vectors than vectorExactRows: the filters leave fewer rows than that
+ * (scanning them exactly costs about what the walk did), or the walk stopped before reaching
+ * them: pgvector's iterative scan ends at hnsw.max_scan_tuples, and a cluster of identical
+ * vectors may link only to itself, so a walk that enters it finds nothing beyond (docs/scaling.md
+ * "Vector search among tenants"). A short walk holding k records identical to the query (each as
+ * similar as any can be) has the search's best already, and past SHORT_WALK_EXACT_ROWS vectors
+ * the scan would cost more than a search may: both stand as walked.
+ */
+async function shortWalk(input: ProposeInput, walked: Candidate[], limit: number): Promise<boolean> {
   if (walked.length >= limit) return false;
-  return walked.filter((row) => Number(row.similarity) >= IDENTICAL).length < Math.min(k, limit);
+  const identical = walked.filter((row) => Number(row.similarity) >= IDENTICAL).length;
+  if (identical >= Math.min(input.part.k, limit) || !input.query) return false;
+  return fewVectors(input.db, {
+    workspaceId: input.workspaceId,
+    space: input.query.space,
+    most: SHORT_WALK_EXACT_ROWS,
+  });
 }
 
 /**
