@@ -1,6 +1,7 @@
 // Quality of the approximate vector proposals (issue 20): the vector list of each measured
-// workspace-wide vector and hybrid request is proposed as the search reads it (a vector search
-// its whole pool, hybrid its first depth; through the space's HNSW index where pgvector serves),
+// workspace-wide vector and hybrid request, and the vector source of each rrf request (filtered
+// to one collection), is proposed as the search reads it (a vector search its whole pool, hybrid
+// its first depth; through the space's HNSW index where pgvector serves),
 // and the exact nearest 20 under the same filters are found by scoring every embedding.
 // Recall@20 is the share of the exact top 20 in the proposed list; for hybrid also in its whole
 // pool (every list's candidates carry their similarity, and hybrid ranks them all by it, so a
@@ -26,7 +27,7 @@ import {
 import { FAKE_MODELS_ONLY } from "./setup.js";
 import type { Vocabulary } from "./vocabulary.js";
 
-export const VECTOR_RECALL_MODES: ModeName[] = ["vector", "hybrid"];
+export const VECTOR_RECALL_MODES: ModeName[] = ["vector", "hybrid", "rrf"];
 /** Similarities equal to the exact 20th's within float rounding count as ties. */
 const TIE = 1e-6;
 
