@@ -1,5 +1,6 @@
-// Vector candidates come from a per-space HNSW index where pgvector exists (PGlite), and from
-// an exact scan where it does not (the test server): both layouts, same answers.
+// Vector candidates come from a per-space HNSW index where pgvector serves (PGlite, a server with
+// the extension), and from an exact scan where it does not (a server without it, or run with
+// VECTOR_LAYOUT=exact): both layouts, same answers.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openPostgres } from "../../src/platform/db/index.js";
 import { HNSW_SESSION_SQL } from "../../src/platform/db/types.js";
