@@ -205,8 +205,9 @@ export function embeddingKind(vectorColumn: boolean): RowKind {
     table: "embeddings",
     columns: ["record_id", "space", "embedding", "created_at"],
     expressions: { embedding: embeddingExportSql(vectorColumn) },
-    // Where the vector sits in the database's own index upkeep (src/records/vector-seal.ts).
-    omitted: ["seq", "deferred"],
+    // Where the vector sits in the database's own index upkeep (src/records/vector-seal.ts,
+    // src/records/vector-leads.ts): the importing database computes its own.
+    omitted: ["seq", "deferred", "lead", "vhash"],
     key: ["record_id", "space"],
     entity: ofEntityRecordSql,
   };

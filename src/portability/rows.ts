@@ -3,7 +3,7 @@
 // that need enrichment are queued for it in the same transaction (no lost work).
 import type { InstalledCatalog } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
-import { canDeferVectors, ENRICH_JOB, queueBackfillJob } from "../records/index.js";
+import { canDeferVectors, ENRICH_JOB, embeddingLeadValues, queueBackfillJob } from "../records/index.js";
 import { enqueue } from "../worker/index.js";
 import { fileError } from "./format.js";
 import { BACKFILL, EMBEDDING, embeddingKind, RECORD, RUN, TABLE_KINDS } from "./kinds.js";
@@ -52,8 +52,12 @@ export function rowWriter(db: Pick<Db, "hasVector" | "distributed">, tx: Queryab
   });
   // Vectors are stored deferred where their space's index takes them in bulk later
   // (src/records/vector-seal.ts): one at a time into an HNSW graph costs five times as much.
+  // With pgvector, the first of each vector leads its copies (src/records/vector-leads.ts).
   const embeddingSql = sql.importBatchSql(embeddingKind(db.hasVector), {
-    values: canDeferVectors(db) ? { deferred: DEFERRED_EMBEDDING } : {},
+    values: {
+      ...(canDeferVectors(db) ? { deferred: DEFERRED_EMBEDDING } : {}),
+      ...(db.hasVector ? embeddingLeadValues("p", "l.n") : {}),
+    },
   });
   // Runs are numbered by the importing database, in the file's order.
   const runSql = sql.importBatchSql(RUN, { skip: ["seq"] });

@@ -64,7 +64,7 @@ export function createIndexSql(space: EmbeddingSpace, builtThrough: number, conc
   return sql.createHnswIndexSql({
     name: indexName(space, builtThrough),
     index,
-    where: `${sql.spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${sql.coveredSql("embeddings", builtThrough)}`,
+    where: `${sql.spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${sql.coveredSql("embeddings", builtThrough)} AND ${sql.leadSql("embeddings")}`,
     concurrently,
   });
 }
@@ -179,12 +179,17 @@ export function fewVectors(
   });
 }
 
-/** How a nearest-neighbour query reads a space: its index's rows, and its deferred tail. */
+/**
+ * How a nearest-neighbour query reads a space: its index's rows, and its deferred tail. Both hold
+ * leads only: a query expands each to its copies (src/records/vector-leads.ts).
+ */
 export interface SpaceReads extends SpaceIndex {
   /** The join predicate of the rows the HNSW index holds: a query walks the index with it. */
   indexed: string;
   /** The deferred rows not yet in the index, to scan exactly (none where nothing can defer). */
   tail?: string;
+  /** The join from a lead read (the alias) to the record ids holding its vector, as `x.id`. */
+  withCopies(workspace: string): string;
 }
 
 /**
@@ -200,11 +205,13 @@ export async function spaceReads(
   const index = spaceIndex(`${alias}.embedding`, dimensions);
   if (!index) return undefined;
   if (await fewVectors(db, { workspaceId: read.workspaceId, space, most: read.exactRows })) return undefined;
-  const predicate = sql.spacePredicateSql(alias, space, dimensions);
+  const predicate = `${sql.spacePredicateSql(alias, space, dimensions)} AND ${sql.leadSql(alias)}`;
+  const withCopies = (workspace: string) => sql.withCopiesSql(alias, workspace);
   const state = await spaceState(db, space, dimensions);
-  if (!state) return { ...index, indexed: predicate };
+  if (!state) return { ...index, indexed: predicate, withCopies };
   return {
     ...index,
+    withCopies,
     indexed: `${predicate} AND ${sql.coveredSql(alias, state.built_through)}`,
     tail: sql.deferredTailSql(alias, state.built_through, predicate),
   };

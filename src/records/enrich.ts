@@ -13,12 +13,13 @@ import { ModelOutputError, type Models } from "../models/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { yieldTurn } from "../platform/event-loop.js";
 import { fence, type Job, type JobContext, type JobHandler, succeed } from "../worker/index.js";
-import { canDeferVectors, vectorLiteral } from "./embedding-index.js";
+import { canDeferVectors } from "./embedding-index.js";
 import { ENRICH_JOB } from "./insert.js";
 import { searchDocument, textConfig } from "./projection.js";
 import { type ReadyRecord, recordsReady } from "./ready-hooks.js";
 import * as sql from "./sql.js";
 import { countSearchable } from "./text-stats.js";
+import { storeEmbeddings } from "./vector-leads.js";
 
 export interface EnrichOptions {
   /** The models of a catalog (cached by the caller). */
@@ -189,17 +190,13 @@ export async function writeResults(
   const embeddings = chunk.flatMap((w) =>
     (results.get(w.row.id) as Results).embeddings.map((e) => ({ id: w.row.id, ...e })),
   );
-  if (embeddings.length > 0) {
-    // Each vector as its column type's text form: pgvector's, or real[]'s braces.
-    const literals = embeddings.map((e) =>
-      db.hasVector ? vectorLiteral(e.vector) : `{${e.vector.join(",")}}`,
-    );
-    const params = [write.workspaceId, embeddings.map((e) => e.id), embeddings.map((e) => e.space), literals];
-    await tx.query(
-      db.hasVector ? sql.INSERT_EMBEDDINGS_VECTOR : sql.INSERT_EMBEDDINGS_REAL,
-      db.hasVector ? [...params, write.deferVectors] : params,
-    );
-  }
+  if (embeddings.length > 0)
+    await storeEmbeddings(tx, {
+      db,
+      workspaceId: write.workspaceId,
+      embeddings,
+      deferVectors: write.deferVectors,
+    });
   const { rows: applied } = await tx.query<ReadyRecord & { ready: boolean }>(
     write.readiness ? sql.APPLY_ENRICHMENT : sql.MERGE_RESULTS,
     [write.workspaceId, JSON.stringify(updates), updates.map((u) => u.id)],

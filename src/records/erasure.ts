@@ -6,6 +6,7 @@
 import type { Queryable } from "../platform/db/index.js";
 import * as sql from "./sql.js";
 import { countSearchable, uncountSearchable } from "./text-stats.js";
+import { erasedLeads, promoteCopies } from "./vector-leads.js";
 
 /** A removed record's keyed slot. */
 export interface Slot {
@@ -21,7 +22,8 @@ export interface RemovedRecord extends Slot {
 }
 
 /**
- * Deletes the records and their access marks; their share of the workspace's term statistics goes
+ * Deletes the records and their access marks, promoting a copy of each vector whose lead they
+ * held (src/records/vector-leads.ts); their share of the workspace's term statistics goes
  * first (the rows locked, so an enrichment of one commits first). Returns the removed rows.
  */
 export async function removeRecords(
@@ -31,8 +33,10 @@ export async function removeRecords(
 ): Promise<RemovedRecord[]> {
   await uncountSearchable(tx, workspaceId, ids, { current: true, lock: true });
   if (ids.length === 0) return [];
+  const leads = await erasedLeads(tx, workspaceId, ids);
   const { rows } = await tx.query<RemovedRecord>(sql.DELETE_RECORDS, [workspaceId, ids]);
   await tx.query(sql.DELETE_MARKS, [workspaceId, ids]);
+  await promoteCopies(tx, workspaceId, leads);
   return rows;
 }
 

@@ -54,5 +54,6 @@ export { buildTextStats } from "./text-stats.js";
 export { TOTALS_LEXEME } from "./text-stats-sql.js";
 export { SYSTEM_COLLECTION } from "./validate.js";
 export { sealDeferredVectors } from "./vector-seal.js";
+export { embeddingLeadValues } from "./vector-sql.js";
 export { continueCounters, createCounters, deleteWorkspaceMarks } from "./workspace-rows.js";
 export { type WriteResult, writeRecords, writeRows } from "./write.js";

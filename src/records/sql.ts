@@ -1,6 +1,7 @@
 // SQL owned by the records module: records and what is kept beside them (heads, cursors,
 // embeddings and their indexes, term statistics, access marks, backfills, the workspace's counters
 // row). Other modules change these tables through the records module's functions.
+import { vectorHashSql } from "./vector-sql.js";
 
 /**
  * Locks the workspace's sequence counter: concurrent writers of a workspace take turns, and
@@ -253,12 +254,38 @@ export const PENDING_ENRICHMENT = `
 // once by the column type's input function (as jsonb they were parsed twice, a tenth of a drain).
 const EMBEDDING_ROWS = "FROM unnest($2::uuid[], $3::text[], $4::text[]) AS e(record_id, space, embedding)";
 
-/** $5: store them deferred (out of the HNSW index), where their space's index can cover them later. */
-export const INSERT_EMBEDDINGS_VECTOR = `
-  INSERT INTO embeddings (workspace_id, record_id, space, embedding, deferred)
-  SELECT $1, e.record_id, e.space, v.embedding, $5::boolean AND EXISTS (
-      SELECT 1 FROM vector_indexes x WHERE x.space = e.space AND x.dimensions = vector_dims(v.embedding))
-  ${EMBEDDING_ROWS}, LATERAL (SELECT e.embedding::vector AS embedding) v
+// Of the rows holding one vector in a workspace's space, the first stored is the lead, the only
+// one the space's HNSW index holds; the rest are its copies, which a walk finds through it
+// (migration 0027). vhash groups them: the md5 of the stored vector's text form.
+const VECTOR_ROWS = `FROM unnest($2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS e(record_id, space, embedding, n),
+  LATERAL (SELECT e.embedding::vector AS embedding) v, LATERAL (SELECT ${vectorHashSql("v.embedding")} AS vhash) h`;
+
+// $5: store them deferred (out of the HNSW index), where their space's index can cover them later.
+const DEFERRED = `$5::boolean AND EXISTS (
+      SELECT 1 FROM vector_indexes x WHERE x.space = e.space AND x.dimensions = vector_dims(v.embedding))`;
+
+/**
+ * The first row of each vector the workspace's space does not hold yet, as its lead; returns
+ * them. Where the vector has a lead, the conflict locks it (the update's WHERE false changes
+ * nothing) so an erasure of its record waits and then promotes a copy this inserts after
+ * (INSERT_EMBEDDING_COPIES). The arbiter is the lead index alone: the caller sends each
+ * (record, space) once, and only spaces its records did not hold when its job read them (a
+ * concurrent job that stored one since fails this statement, and the job is retried). Citus
+ * plans no correlated subquery beside unnest, so the statement cannot check that itself.
+ */
+export const INSERT_EMBEDDING_LEADS = `
+  INSERT INTO embeddings (workspace_id, record_id, space, embedding, deferred, vhash)
+  SELECT DISTINCT ON (e.space, h.vhash) $1, e.record_id, e.space, v.embedding, ${DEFERRED}, h.vhash
+  ${VECTOR_ROWS}
+  ORDER BY e.space, h.vhash, e.n
+  ON CONFLICT (workspace_id, space, vhash) WHERE lead DO UPDATE SET lead = true WHERE false
+  RETURNING record_id, space`;
+
+/** The rows INSERT_EMBEDDING_LEADS left: copies of a lead, out of the HNSW indexes. */
+export const INSERT_EMBEDDING_COPIES = `
+  INSERT INTO embeddings (workspace_id, record_id, space, embedding, deferred, vhash, lead)
+  SELECT $1, e.record_id, e.space, v.embedding, ${DEFERRED}, h.vhash, false
+  ${VECTOR_ROWS}
   ON CONFLICT DO NOTHING`;
 
 /** Whether jobs of a kind wait in the queue (an enrichment backlog). */
@@ -429,6 +456,24 @@ export const DELETE_RECORDS = `
  */
 export const DELETE_MARKS =
   "DELETE FROM record_access WHERE workspace_id = $1 AND record_id = ANY($2::uuid[])";
+
+/** Erasure, before the delete: the vectors whose lead an erased record holds (src/records/vector-leads.ts). */
+export const ERASED_LEADS = `
+  SELECT DISTINCT space, vhash FROM embeddings
+  WHERE workspace_id = $1 AND record_id = ANY($2::uuid[]) AND lead AND vhash IS NOT NULL`;
+
+/**
+ * Erasure, after the delete: the earliest copy left of each vector whose lead went becomes its
+ * lead (entering the space's HNSW index, or its deferred tail). The delete's locks keep any
+ * copy being written meanwhile waiting on the erased lead, so none is left out.
+ */
+export const PROMOTE_COPIES = `
+  UPDATE embeddings SET lead = true
+  FROM (SELECT DISTINCT ON (c.space, c.vhash) c.record_id, c.space
+        FROM unnest($2::text[], $3::uuid[]) AS g(space, vhash)
+        JOIN embeddings c ON c.workspace_id = $1 AND c.space = g.space AND c.vhash = g.vhash AND NOT c.lead
+        ORDER BY c.space, c.vhash, c.seq) p
+  WHERE embeddings.workspace_id = $1 AND embeddings.record_id = p.record_id AND embeddings.space = p.space`;
 
 const SLOTS = "jsonb_to_recordset($2::jsonb) AS s(entity text, collection text, key text, status text)";
 

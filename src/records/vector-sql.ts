@@ -15,6 +15,45 @@ export function spacePredicateSql(alias: string, space: string, dimensions: numb
 }
 
 /**
+ * The rows a space's index holds of each vector in a workspace: its lead alone, whose copies a walk
+ * reaches through it (migration 0027, src/records/vector-leads.ts).
+ */
+export function leadSql(alias: string): string {
+  return `${alias}.lead`;
+}
+
+/** The group of a stored vector (migration 0027): the md5 of its text form, as a uuid. */
+export function vectorHashSql(vector: string): string {
+  return `md5(${vector}::text)::uuid`;
+}
+
+/**
+ * The group columns of embedding rows inserted by one statement into the workspace $1 from a
+ * row source (`row`: its space and embedding, `order`: its order), where no statement before
+ * it in the transaction stored copies of its vectors (an import's): the first row of each vector
+ * not yet led in the workspace leads it.
+ */
+export function embeddingLeadValues(row: string, order: string): { vhash: string; lead: string } {
+  const vhash = vectorHashSql(`${row}.embedding`);
+  return {
+    vhash,
+    lead: `row_number() OVER (PARTITION BY ${row}.space, ${vhash} ORDER BY ${order}) = 1 AND NOT EXISTS (
+            SELECT 1 FROM embeddings o WHERE o.workspace_id = $1 AND o.space = ${row}.space AND o.vhash = ${vhash} AND o.lead)`,
+  };
+}
+
+/**
+ * A lead of the workspace's space (`alias`, reached by a walk) and its copies, as `x.id`: the
+ * record ids holding its vector. The copies are found by their group (the copies index) and
+ * checked equal, so a vhash collision never passes off another vector as the lead's.
+ */
+export function withCopiesSql(alias: string, workspace: string): string {
+  return `CROSS JOIN LATERAL (SELECT ${alias}.record_id AS id UNION ALL
+      SELECT c.record_id FROM embeddings c WHERE c.workspace_id = ${workspace} AND c.space = ${alias}.space
+        AND c.vhash = ${alias}.vhash AND NOT c.lead AND c.embedding = ${alias}.embedding) x`;
+}
+
+/**
  * The rows a space's index holds beside the space predicate: every row not deferred, and the
  * deferred rows up to the seq its build covered (src/records/vector-seal.ts).
  */

@@ -256,11 +256,17 @@ export async function vectorCandidates(
     const q = params.add(vectorLiteral(vector));
     const stored = `e.embedding <=> ${q}::vector`;
     const lim = params.add(limit);
-    const nearest = (rows: string, exact: boolean) => {
-      const distance = exact ? stored : `${reads.expression} <=> ${q}::${reads.type}`;
+    const ws = params.workspace(input.workspaceId);
+    // `leads`: rows holds leads alone (a walk's), each expanded to the records holding its vector.
+    const nearest = (rows: string, read: { exact: boolean; leads: boolean }) => {
+      const distance = read.exact ? stored : `${reads.expression} <=> ${q}::${reads.type}`;
+      const from = read.leads
+        ? `embeddings e ${reads.withCopies(ws)} JOIN records r ON r.workspace_id = ${ws} AND r.id = x.id
+       WHERE e.workspace_id = ${ws} AND ${rows} AND ${where}`
+        : `records r JOIN embeddings e ON e.workspace_id = ${ws} AND e.record_id = r.id AND ${rows}
+       WHERE ${where}`;
       return `SELECT ${candidateColumns(accessOf(input, params))}, 1 - (${reads.type === "vector" ? distance : stored}) AS similarity${columns}
-       FROM records r JOIN embeddings e ON e.workspace_id = ${params.workspace(input.workspaceId)} AND e.record_id = r.id AND ${rows}
-       WHERE ${where}
+       FROM ${from}
        ORDER BY ${distance} LIMIT ${lim}`;
     };
     return { nearest, lim };
@@ -271,9 +277,9 @@ export async function vectorCandidates(
     // Deferred embeddings not yet in the index (an enrichment backlog's, src/records/vector-seal.ts)
     // are scanned exactly, so a record is found from the moment it is ready.
     const sql = reads.tail
-      ? `SELECT * FROM ((${nearest(reads.indexed, false)}) UNION ALL (${nearest(reads.tail, true)})) u
+      ? `SELECT * FROM ((${nearest(reads.indexed, { exact: false, leads: true })}) UNION ALL (${nearest(reads.tail, { exact: true, leads: true })})) u
          ORDER BY similarity DESC, seq DESC LIMIT ${lim}`
-      : nearest(reads.indexed, false);
+      : nearest(reads.indexed, { exact: false, leads: true });
     return run(input.db, sql, params, true);
   };
   // Hybrid's text list proposes its query's best matches already, each with its similarity: the
@@ -288,7 +294,7 @@ export async function vectorCandidates(
     const { nearest } = statement(params);
     const rows = `e.space = ${params.add(space)} AND e.record_id = ANY(${params.add(unseen)}::uuid[])`;
     // A zero vector has no cosine (NaN; HNSW leaves such vectors out): not a neighbour.
-    scored = (await run(input.db, nearest(rows, true), params)).filter(
+    scored = (await run(input.db, nearest(rows, { exact: true, leads: false }), params)).filter(
       (row) => !Number.isNaN(Number(row.similarity)),
     );
   }

@@ -122,6 +122,25 @@ describe("engram export and import: the round trip", () => {
     );
     expect(rows[0]?.n).toBe(0);
     expectSame(await observe(client(target, imported.api_key as string)), original);
+    // Each vector's rows grouped alike, each group with one lead (src/records/vector-leads.ts).
+    if (target.db.hasVector) {
+      const groups = async (t: TestApp, workspaceId: string) =>
+        (
+          await t.db.query<{ record_id: string; space: string; held: number; leads: number }>(
+            `SELECT record_id, space, count(*) OVER (PARTITION BY space, vhash)::int AS held,
+               count(*) FILTER (WHERE lead) OVER (PARTITION BY space, vhash)::int AS leads
+             FROM embeddings WHERE workspace_id = $1 ORDER BY record_id, space`,
+            [workspaceId],
+          )
+        ).rows;
+      const sourceId = (
+        await source.db.query<{ id: string }>("SELECT id FROM workspaces WHERE name = 'source'")
+      ).rows[0]?.id as string;
+      const groupsImported = await groups(target, imported.id);
+      expect(groupsImported).toEqual(await groups(source, sourceId));
+      expect(groupsImported.some((row) => row.held > 1)).toBe(true);
+      expect(groupsImported.every((row) => row.leads === 1)).toBe(true);
+    }
   }, 120_000);
 
   it("queues again what was in flight: an unready record (its triggers fire) and a live backfill", async () => {
