@@ -256,9 +256,10 @@ const EMBEDDING_ROWS = "FROM unnest($2::uuid[], $3::text[], $4::text[]) AS e(rec
 
 // Of the rows holding one vector in a workspace's space, the first stored is the lead, the only
 // one the space's HNSW index holds; the rest are its copies, which a walk finds through it
-// (migration 0027). vhash groups them: the md5 of the stored vector's text form.
+// (migration 0027). vhash groups them (vector-sql.ts vectorHashSql).
+// OFFSET 0 keeps each vector parsed once: a subquery pulled up would parse it at every use.
 const VECTOR_ROWS = `FROM unnest($2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS e(record_id, space, embedding, n),
-  LATERAL (SELECT e.embedding::vector AS embedding) v, LATERAL (SELECT ${vectorHashSql("v.embedding")} AS vhash) h`;
+  LATERAL (SELECT e.embedding::vector AS embedding OFFSET 0) v, LATERAL (SELECT ${vectorHashSql("v.embedding")} AS vhash) h`;
 
 // $5: store them deferred (out of the HNSW index), where their space's index can cover them later.
 const DEFERRED = `$5::boolean AND EXISTS (

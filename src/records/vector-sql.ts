@@ -22,9 +22,12 @@ export function leadSql(alias: string): string {
   return `${alias}.lead`;
 }
 
-/** The group of a stored vector (migration 0027): the md5 of its text form, as a uuid. */
+/**
+ * The group of a stored vector (migration 0027): the md5 of its binary form (pgvector's send
+ * function: no text formatting of its numbers), as a uuid.
+ */
 export function vectorHashSql(vector: string): string {
-  return `md5(${vector}::text)::uuid`;
+  return `md5(vector_send(${vector}))::uuid`;
 }
 
 /**
