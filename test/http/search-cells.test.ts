@@ -187,6 +187,32 @@ describe("search: text proposals from the cells of the text index", () => {
     expect(ids(walked)).toEqual(ids(await propose(body, true)).slice(0, 10));
   });
 
+  it("reads again a round a one-word walk cut at the matches it needed, when the cut cannot bound the rest", async () => {
+    // One common word in one cell (one occurrence, lengths 16 to 19): the walk's round stops at
+    // the pool's 3 matches, the first in the table (the longer records, written first, weigh
+    // less); the cell's bound is a 16-word record's weight, so the round is read whole after.
+    const filler =
+      "velvet marble quartz walnut tundra glacier orchid saffron cobalt ember canyon prairie thunder willow beacon anchor compass lagoon";
+    const lanterns = (words: number) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        collection: "customer_events",
+        entity: `customer-${i % 5}`,
+        type: "ticket",
+        text: `lantern ${filler.split(" ").slice(0, words).join(" ")}`,
+        content: { channel: "web" },
+      }));
+    await t.writeRecords(headers, lanterns(18));
+    await t.writeRecords(headers, lanterns(15));
+    await enrichAll(t.db, workspaceId);
+    const body = { mode: "text", q: "lantern", k: 3, params: { candidates: 3 } };
+    const seen: string[] = [];
+    const walked = await propose(body, false, recording(seen));
+    expect(seen.some((sql) => sql.includes("engram_text_cells") && sql.includes("- w.found"))).toBe(true);
+    const exact = await propose(body, true);
+    expect(exact.map((c) => c.text_match)).toEqual(walked.map((c) => c.text_match));
+    expect(ids(walked)).toEqual(ids(exact));
+  });
+
   it("proposes only current values, never another workspace's records", async () => {
     const walked = await propose({ mode: "text", q: "refund", k: 10, params: { candidates: 50 } }, false);
     expect(ids(walked)).not.toContain(staleFact);
