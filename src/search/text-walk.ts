@@ -309,17 +309,17 @@ async function readCells(
   const score = bm25Sql(params, query.rank);
   const match = query.check ? "AND r.search_text @@ q.tsq" : "";
   const route = routeFilter(query.db, params, query.workspaceId, "t");
-  // The visible records of rounds first..last, each with its rank, read from the cell index
+  // The visible records of one round, each with its rank, read from the cell index
   // alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger bitmaps of the
   // workspace's other indexes. A walk's round stops at the matches it still needs (`need`): a
   // common word's round holds thousands of records, and under a filter a whole round was read for
   // a few hundred (a filtered "database" at 1M records read 21k records for 200 matches, 124 ms).
-  const ranked = (first: string, last: string, need?: string) => `(SELECT count(*) AS n,
+  const ranked = (round: string, need?: string) => `(SELECT count(*) AS n,
       array_agg(x.tid) AS tids, array_agg(x.seq) AS seqs, array_agg(x.rank) AS ranks
     FROM (SELECT r.tid, r.seq, ${score} AS rank
       FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text IS NOT NULL
           AND engram_text_cells(t.workspace_id, t.search_text) &&
-            (${tokenList}::text[])[(${startList}::int[])[${first}] : (${startList}::int[])[${last} + 1] - 1] ${route}
+            (${tokenList}::text[])[(${startList}::int[])[${round}] : (${startList}::int[])[${round} + 1] - 1] ${route}
         OFFSET 0) r, q
       WHERE ${where} ${match} ${need ? `LIMIT ${need}` : ""}) x)`;
   // One form for both: the round a recursive term's outer reference, the planner reads the cell
@@ -334,7 +334,7 @@ async function readCells(
          NULL::float8[] AS ranks, false AS cut
        UNION ALL
        SELECT w.round + 1, w.found + s.n, s.tids, s.seqs, s.ranks, ${need ? `s.n >= ${need}` : "false"}
-       FROM walk w, LATERAL ${ranked("w.round + 1", "w.round + 1", need)} s
+       FROM walk w, LATERAL ${ranked("w.round + 1", need)} s
        WHERE ${walk ? `w.found < ${limit} AND ` : ""}w.round < ${lastRound}
      )`;
   // Every record holding a rare term is read and ranked too, in the walk.
