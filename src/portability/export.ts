@@ -2,6 +2,7 @@
 // read runs in one read-only REPEATABLE READ transaction, so the stream is one snapshot (its end
 // line's counts agree with its rows even while clients write); each kind is read a page at a time
 // by its key, so memory holds one page, never the workspace.
+import { installRows } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { lastSeq } from "../records/index.js";
 import { VERSION } from "../version.js";
@@ -27,7 +28,6 @@ async function header(tx: Queryable, request: ExportRequest): Promise<Header> {
     id,
   ]);
   const seq = await lastSeq(tx, id);
-  const installs = await tx.query<{ installs: string }>(sql.CATALOG_INSTALLS, [id]);
   const workspace = rows[0] as { name: string; id: string; created_at: string };
   return {
     format: FORMAT,
@@ -36,7 +36,7 @@ async function header(tx: Queryable, request: ExportRequest): Promise<Header> {
     entity: request.entity ?? null,
     with_embeddings: request.withEmbeddings === true,
     engram_version: VERSION,
-    catalog_installs: JSON.parse(installs.rows[0]?.installs ?? "[]"),
+    catalog_installs: (await installRows(tx, id)) as Header["catalog_installs"],
   };
 }
 

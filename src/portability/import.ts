@@ -11,6 +11,7 @@ import {
   embeddingSpaces,
   type InstalledCatalog,
   loadCatalog,
+  restoreInstalls,
 } from "../catalog/index.js";
 import type { Db, Queryable } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
@@ -96,11 +97,9 @@ async function installCatalogs(
 ): Promise<InstalledCatalog | undefined> {
   if (header.catalog_installs.length === 0) return undefined;
   checkInactiveProviders(header, deps.providers);
-  await tx
-    .query(sql.INSERT_INSTALLS, [workspaceId, JSON.stringify(header.catalog_installs)])
-    .catch((error) => {
-      throw fileError(error, "line 1 (catalog_installs)");
-    });
+  await restoreInstalls(tx, workspaceId, header.catalog_installs).catch((error) => {
+    throw fileError(error, "line 1 (catalog_installs)");
+  });
   const catalog = await activeCatalog(tx, workspaceId);
   if (!catalog) return undefined;
   // The server's rules for a published catalog hold for an imported one: an import file is

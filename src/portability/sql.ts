@@ -51,17 +51,6 @@ export function importBatchSql(
 export const WORKSPACE_HEADER =
   "SELECT name, id, to_json(created_at) #>> '{}' AS created_at FROM workspaces WHERE id = $1";
 
-/** Every install of the workspace with its files, oldest first, as one JSON array. */
-export const CATALOG_INSTALLS = `
-  SELECT COALESCE(json_agg(x ORDER BY x.installed_at, x.id), '[]')::text AS installs
-  FROM (SELECT id, package, catalog_hash, files, hashes, active, installed_at
-        FROM catalog_installs WHERE workspace_id = $1) x`;
-
-export const INSERT_INSTALLS = `
-  INSERT INTO catalog_installs (workspace_id, id, package, catalog_hash, files, hashes, active, installed_at)
-  SELECT $1, p.id, p.package, p.catalog_hash, p.files, p.hashes, p.active, p.installed_at
-  FROM jsonb_populate_recordset(NULL::catalog_installs, $2::jsonb) p`;
-
 /** Which of these tables hold rows of the workspace $1 (one snapshot). */
 export function holdingsSql(tables: readonly string[]): string {
   return `SELECT ${tables.map((table) => `EXISTS (SELECT 1 FROM ${table} WHERE workspace_id = $1) AS ${table}`).join(", ")}`;

@@ -3,7 +3,7 @@
 // VECTOR_LAYOUT=exact): both layouts, same answers.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openPostgres } from "../../src/platform/db/index.js";
-import { HNSW_SESSION_SQL } from "../../src/platform/db/types.js";
+import { HNSW_SESSION_SQL } from "../../src/platform/db/sql.js";
 import { sealDeferredVectors } from "../../src/records/index.js";
 import { createTestApp, type TestApp } from "../support/app.js";
 import { testVectorLayout } from "../support/urls.js";

@@ -25,7 +25,7 @@ function sectionTable(markdown: string, section: string): Record<string, string>
   const start = markdown.indexOf(`\n${section}\n`);
   if (start < 0) throw new Error(`docs/development.md has no "${section}" section`);
   const rest = markdown.slice(start + section.length + 2);
-  const end = rest.search(/^## /m);
+  const end = rest.search(/^#{2,3} /m);
   const lines = (end < 0 ? rest : rest.slice(0, end)).split("\n").filter((line) => line.startsWith("|"));
   const [header, divider, ...body] = lines;
   if (!header || !divider) throw new Error(`"${section}" holds no table`);

@@ -12,6 +12,7 @@ export {
   triggerSummaries,
   viewSummaries,
 } from "./discovery.js";
+export { installRows, restoreInstalls } from "./install-rows.js";
 export { type InstalledCatalog, type LoadedCatalog, loadCatalog } from "./load.js";
 export { PACKAGE_NAME } from "./manifest.js";
 export { forgetInstall, rememberInstall, runAsRequest } from "./request-install.js";

@@ -16,3 +16,15 @@ export const INSERT_INSTALL = `
   RETURNING id, installed_at`;
 
 export const KNOWN_TEXT_CONFIGS = "SELECT cfgname FROM pg_ts_config WHERE cfgname = ANY($1::text[])";
+
+/** Every install of the workspace with its files, oldest first, as one JSON array. */
+export const CATALOG_INSTALLS = `
+  SELECT COALESCE(json_agg(x ORDER BY x.installed_at, x.id), '[]')::text AS installs
+  FROM (SELECT id, package, catalog_hash, files, hashes, active, installed_at
+        FROM catalog_installs WHERE workspace_id = $1) x`;
+
+/** An export's installs ($2, a JSON array as CATALOG_INSTALLS reads them) restored into the workspace $1 as they were. */
+export const RESTORE_INSTALLS = `
+  INSERT INTO catalog_installs (workspace_id, id, package, catalog_hash, files, hashes, active, installed_at)
+  SELECT $1, p.id, p.package, p.catalog_hash, p.files, p.hashes, p.active, p.installed_at
+  FROM jsonb_populate_recordset(NULL::catalog_installs, $2::jsonb) p`;

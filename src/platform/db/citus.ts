@@ -1,3 +1,4 @@
+import * as sql from "./sql.js";
 import { HNSW_SETTINGS, type Queryable } from "./types.js";
 
 /**
@@ -32,9 +33,7 @@ export const CITUS_PLACEMENT: Readonly<Record<string, "distributed" | "reference
 
 /** True when the database has the citus extension: migrations then lay the schema out for it. */
 export async function hasCitus(db: Queryable): Promise<boolean> {
-  const { rows } = await db.query<{ citus: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus",
-  );
+  const { rows } = await db.query<{ citus: boolean }>(sql.HAS_CITUS);
   return rows[0]?.citus === true;
 }
 
@@ -44,9 +43,7 @@ export async function hasCitus(db: Queryable): Promise<boolean> {
  */
 export async function checkCitusLayout(tx: Queryable, migrated: boolean): Promise<void> {
   if (!migrated) return;
-  const { rows } = await tx.query<{ placed: boolean }>(
-    "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass('workspaces')) AS placed",
-  );
+  const { rows } = await tx.query<{ placed: boolean }>(sql.CITUS_PLACED);
   if (!rows[0]?.placed) {
     throw new Error(
       "this database was migrated without Citus: Engram does not convert a database in place; migrate a new database on the cluster",
@@ -60,15 +57,8 @@ export async function checkCitusLayout(tx: Queryable, migrated: boolean): Promis
  * neither distributed (identity columns) nor kept as a plain coordinator table.
  */
 export async function beginCitusMigration(tx: Queryable): Promise<void> {
-  await tx.query("SET LOCAL citus.enable_local_reference_table_foreign_keys = off");
+  await tx.query(sql.CITUS_MIGRATION_SETTINGS);
 }
-
-// Tables of this schema that Citus does not know yet (shards are hidden from pg_class).
-const UNPLACED = `
-  SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
-    AND NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid)
-  ORDER BY c.oid`;
 
 /**
  * Places every table the last statement created, as CITUS_PLACEMENT says. Called after each
@@ -76,7 +66,7 @@ const UNPLACED = `
  * missing from CITUS_PLACEMENT stops the migration: each new table needs a decision.
  */
 export async function placeNewTables(tx: Queryable): Promise<void> {
-  const { rows } = await tx.query<{ relname: string }>(UNPLACED);
+  const { rows } = await tx.query<{ relname: string }>(sql.UNPLACED_TABLES);
   for (const { relname } of rows) {
     const placement = CITUS_PLACEMENT[relname];
     if (placement === undefined) {
@@ -85,17 +75,14 @@ export async function placeNewTables(tx: Queryable): Promise<void> {
       );
     }
     if (placement === "reference") {
-      await tx.query("SELECT create_reference_table($1)", [relname]);
+      await tx.query(sql.CREATE_REFERENCE_TABLE, [relname]);
     } else if (placement === "distributed") {
-      await tx.query("SELECT create_distributed_table($1, 'workspace_id')", [relname]);
+      await tx.query(sql.CREATE_DISTRIBUTED_TABLE, [relname]);
     } else {
       // A coordinator table cannot reference a reference table's rows (they live in its shard,
       // not in the coordinator's shell table): its workspace's rows are deleted explicitly.
-      const { rows: keys } = await tx.query<{ conname: string }>(
-        "SELECT conname FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'",
-        [relname],
-      );
-      for (const { conname } of keys) await tx.query(`ALTER TABLE ${relname} DROP CONSTRAINT ${conname}`);
+      const { rows: keys } = await tx.query<{ conname: string }>(sql.FOREIGN_KEYS, [relname]);
+      for (const { conname } of keys) await tx.query(sql.dropConstraintSql(relname, conname));
     }
   }
 }
@@ -105,9 +92,9 @@ export async function placeNewTables(tx: Queryable): Promise<void> {
  * coordinator's session, while ALTER DATABASE … SET is propagated to every node by Citus.
  */
 export async function setShardSettings(tx: Queryable): Promise<void> {
-  const { rows } = await tx.query<{ db: string }>("SELECT current_database() AS db");
+  const { rows } = await tx.query<{ db: string }>(sql.CURRENT_DATABASE);
   const name = `"${(rows[0]?.db ?? "").replace(/"/g, '""')}"`;
   for (const [setting, value] of Object.entries(HNSW_SETTINGS)) {
-    await tx.query(`ALTER DATABASE ${name} SET ${setting} = '${value}'`);
+    await tx.query(sql.databaseSettingSql(name, setting, value));
   }
 }

@@ -3,6 +3,7 @@
 // the statement ran in 0.6 (bench/notes/pglite.md). There the rows come back as one JSON array
 // instead, one field for one JSON.parse (2.2 ms). A server's driver decodes fields natively and
 // the JSON array cost it 3x, so it reads rows.
+import { jsonRowsSql } from "./sql.js";
 import type { Db } from "./types.js";
 
 /**
@@ -20,7 +21,6 @@ export async function queryRowsAsJson<T>(
   const query = <R>(text: string, params: unknown[]) =>
     repeated ? db.queryRepeated<R>(text, params) : db.query<R>(text, params);
   if (db.kind !== "pglite") return (await query<T>(sql, values)).rows;
-  // An aggregate reads its subquery's rows in the order the subquery sorted them.
-  const { rows } = await query<{ rows: T[] | null }>(`SELECT json_agg(j) AS rows FROM (${sql}) j`, values);
+  const { rows } = await query<{ rows: T[] | null }>(jsonRowsSql(sql), values);
   return rows[0]?.rows ?? [];
 }

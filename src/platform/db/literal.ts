@@ -3,6 +3,7 @@
 // index. Doubling quotes suffices while standard_conforming_strings is on, which both adapters
 // check when they open (checkStandardStrings below).
 import { DatabaseSetupError } from "./setup-error.js";
+import { STANDARD_STRINGS } from "./sql.js";
 
 export function sqlLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
@@ -26,7 +27,7 @@ export function sqlTextArray(elements: string[]): string {
 export async function checkStandardStrings(db: {
   query(text: string): Promise<{ rows: unknown[] }>;
 }): Promise<void> {
-  const { rows } = await db.query("SELECT current_setting('standard_conforming_strings') AS setting");
+  const { rows } = await db.query(STANDARD_STRINGS);
   if ((rows[0] as { setting?: string } | undefined)?.setting !== "on") {
     throw new DatabaseSetupError(
       "standard_conforming_strings is off for this database: Engram needs it on (the default since PostgreSQL 9.1); remove the setting (ALTER DATABASE … RESET standard_conforming_strings, or the connection's options)",

@@ -1,9 +1,7 @@
 // databaseAnswers(): whether the database answers a trivial statement in time (GET /health, and
 // a worker's metrics listener, ask it).
+import { PING } from "./sql.js";
 import type { Db } from "./types.js";
-
-/** The cheapest statement the database must answer: no table read, no lock. */
-const PING = "SELECT 1";
 
 // A health probe must answer quickly even when the database hangs.
 const HEALTH_DB_TIMEOUT_MS = 2_000;

@@ -7,6 +7,7 @@ import {
   placeNewTables,
   setShardSettings,
 } from "./citus.js";
+import * as sql from "./sql.js";
 import { splitStatements } from "./sql-script.js";
 import type { Db } from "./types.js";
 
@@ -40,13 +41,9 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
   const pending = migrations ?? (await loadMigrations());
   return db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('engram.migrate', 0))");
-    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      id integer PRIMARY KEY,
-      name text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now()
-    )`);
-    const { rows } = await tx.query<{ id: number }>("SELECT id FROM schema_migrations");
+    await tx.query(sql.MIGRATION_LOCK);
+    await tx.query(sql.CREATE_MIGRATIONS_TABLE);
+    const { rows } = await tx.query<{ id: number }>(sql.APPLIED_MIGRATIONS);
     const applied = new Set(rows.map((row) => row.id));
     const citus = await hasCitus(tx);
     if (citus) {
@@ -64,10 +61,7 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<string[
       } else {
         await tx.exec(migration.sql);
       }
-      await tx.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [
-        migration.id,
-        migration.name,
-      ]);
+      await tx.query(sql.RECORD_MIGRATION, [migration.id, migration.name]);
       names.push(migration.name);
     }
     if (citus) await setShardSettings(tx);

@@ -18,6 +18,7 @@
 //   the time: after a maintenance run of d ms none starts for d (1 / share - 1) ms, and the one
 //   owed meanwhile runs then, whether or not more rows are written (the same run: 8, 6.3 s).
 import type { PGlite } from "@electric-sql/pglite";
+import { ANALYZE, type MaintenanceCommand, maintenanceSql, VACUUM_ANALYZE } from "./sql.js";
 
 export interface MaintenanceOptions {
   /** Rows written since the last vacuum that call for one. */
@@ -79,13 +80,13 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
     return target;
   };
   // Both statements analyze: the rows written so far are then counted as analyzed.
-  const run = (target: Target, command: "ANALYZE" | "VACUUM ANALYZE") => {
+  const run = (target: Target, command: MaintenanceCommand) => {
     target.analyzedRows += target.sinceAnalyze;
     target.sinceAnalyze = 0;
     running = true;
     const started = performance.now();
     void pglite
-      .exec(target.table ? `${command} ${target.table}` : command)
+      .exec(maintenanceSql(command, target.table))
       .catch(() => undefined)
       .finally(() => {
         running = false;
@@ -98,7 +99,7 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
   function analyzeWhenDue(target: Target) {
     if (target.sinceAnalyze < 50 + target.analyzedRows / 10) return;
     if (running || performance.now() < analyzeFreeAt) armOwed(target);
-    else run(target, "ANALYZE");
+    else run(target, ANALYZE);
   }
   /** Runs an owed ANALYZE when the connection is free of them (after the current run ends). */
   function armOwed(target: Target) {
@@ -133,7 +134,7 @@ export function pgliteMaintenance(pglite: PGlite, options: MaintenanceOptions = 
     if (running) return arm(target, quietMs);
     target.sinceVacuum = 0;
     target.dueSince = undefined;
-    run(target, "VACUUM ANALYZE");
+    run(target, VACUUM_ANALYZE);
   }
 
   return {

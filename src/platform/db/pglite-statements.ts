@@ -5,6 +5,7 @@
 // with a generic plan; its parameters go in as literals, since EXECUTE takes no bind parameters.
 import type { PGlite } from "@electric-sql/pglite";
 import { arrayElement, sqlLiteral } from "./literal.js";
+import { executeGenericSql } from "./sql.js";
 import { PREPARED_CAPACITY, type Queryable, type QueryResult } from "./types.js";
 
 const INVALID_STATEMENT_NAME = "26000";
@@ -89,9 +90,7 @@ export function preparedStatements(
     const args = literals.length > 0 ? `(${literals.join(", ")})` : "";
     let results: Awaited<ReturnType<PGlite["exec"]>>;
     try {
-      results = await pglite.exec(
-        `SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE ${await name}${args}`,
-      );
+      results = await pglite.exec(executeGenericSql(await name, args));
     } catch (error) {
       // Deallocated meanwhile (evicted by as many other texts at once): run it unprepared.
       if ((error as { code?: string }).code === INVALID_STATEMENT_NAME) return unprepared<T>(text, params);

@@ -3,9 +3,9 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { checkStandardStrings } from "./literal.js";
 import { type MaintenanceOptions, pgliteMaintenance } from "./pglite-maintenance.js";
 import { preparedStatements } from "./pglite-statements.js";
+import { CREATE_VECTOR, HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./sql.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
-import { HNSW_SESSION_SQL, WORKSPACE_LOCK_SQL } from "./types.js";
 
 const INT8_OID = 20;
 
@@ -47,7 +47,7 @@ export async function openPglite(options: PgliteOptions): Promise<Db & { pglite:
   try {
     // Prepared statements inline their parameters as literals (pglite-statements.ts).
     await checkStandardStrings(pglite);
-    await pglite.exec("CREATE EXTENSION IF NOT EXISTS vector");
+    await pglite.exec(CREATE_VECTOR);
     await pglite.exec(HNSW_SESSION_SQL);
   } catch (error) {
     await pglite.close();

@@ -3,9 +3,10 @@ import { sha256Hex } from "../hash.js";
 import { hasCitus } from "./citus.js";
 import { checkStandardStrings } from "./literal.js";
 import { DatabaseSetupError } from "./setup-error.js";
+import { CREATE_VECTOR, CURRENT_DATABASE, VECTOR_STATE, WORKSPACE_LOCK_SQL } from "./sql.js";
 import { parseTimestamptz, TIMESTAMPTZ_OID } from "./timestamps.js";
 import type { Db, Queryable, QueryResult } from "./types.js";
-import { HNSW_SETTINGS, PREPARED_CAPACITY, type VectorLayout, WORKSPACE_LOCK_SQL } from "./types.js";
+import { HNSW_SETTINGS, PREPARED_CAPACITY, type VectorLayout } from "./types.js";
 
 const INT8_OID = 20;
 
@@ -187,11 +188,6 @@ export async function openPostgres(options: PostgresOptions): Promise<Db & { poo
   };
 }
 
-// Whether pgvector is installed in this database, and whether the server could install it (a
-// row in pg_available_extensions: its files are in the server's extension directory).
-const VECTOR_STATE = `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
-  EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available`;
-
 /**
  * Installs pgvector when the server offers it; false only when the server does not have it at
  * all. Without it Engram keeps vectors in real[] columns searched by an exact scan
@@ -206,12 +202,12 @@ async function enableVector(pool: pg.Pool): Promise<boolean> {
   if (before?.installed) return true;
   if (!before?.available) return false;
   try {
-    await pool.query("CREATE EXTENSION IF NOT EXISTS vector");
+    await pool.query(CREATE_VECTOR);
     return true;
   } catch (error) {
     // Another process starting at once may have created it first (IF NOT EXISTS is not atomic).
     if ((await state())?.installed) return true;
-    const { rows } = await pool.query<{ db: string }>("SELECT current_database() AS db");
+    const { rows } = await pool.query<{ db: string }>(CURRENT_DATABASE);
     throw new DatabaseSetupError(
       `pgvector is available on this server but could not be created in database ${rows[0]?.db}: ${(error as Error).message}. Create it as a superuser (CREATE EXTENSION vector; in that database), or set VECTOR_LAYOUT=exact to serve exact vector scans without it (docs/operations.md, Vector layouts)`,
       { cause: error },

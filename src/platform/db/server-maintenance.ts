@@ -3,21 +3,14 @@
 // relies on autovacuum: enrichment gives every record a new row version, so without it the
 // tables and their indexes bloat for good, and the planner's statistics (which text search also
 // reads, src/search/text-tiers.ts) go stale. Said once at startup.
+import { AUTOVACUUM_SETTINGS } from "./sql.js";
 import type { Db } from "./types.js";
-
-const SETTINGS = `
-  SELECT current_setting('autovacuum') = 'on' AS autovacuum, current_setting('track_counts') = 'on' AS track_counts,
-    ARRAY(SELECT c.relname::text FROM pg_class c
-      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
-        AND EXISTS (SELECT 1 FROM unnest(c.reloptions) AS o(option)
-          WHERE o.option ~* '^autovacuum_enabled=(false|off|no|0)$')
-      ORDER BY 1) AS disabled`;
 
 /** Warnings about a server that will not maintain Engram's tables (none on PGlite). */
 export async function maintenanceWarnings(db: Db): Promise<string[]> {
   if (db.kind !== "postgres") return [];
   const { rows } = await db.query<{ autovacuum: boolean; track_counts: boolean; disabled: string[] }>(
-    SETTINGS,
+    AUTOVACUUM_SETTINGS,
   );
   const row = rows[0];
   if (!row) return [];

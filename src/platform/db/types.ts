@@ -70,10 +70,6 @@ export interface ConnectionStats {
   waiting: number;
 }
 
-/** SQL taking the transaction-scoped advisory lock of one workspace. */
-export const WORKSPACE_LOCK_SQL =
-  "SELECT pg_advisory_xact_lock(hashtextextended('engram.workspace:' || $1, 0))";
-
 /**
  * Session settings of pgvector's HNSW scans. Searches filter the nearest neighbours (workspace,
  * visibility, scope), so the scan must go on past ef_search until enough rows pass: an
@@ -86,11 +82,6 @@ export const HNSW_SETTINGS: Readonly<Record<string, string>> = {
   "hnsw.iterative_scan": "relaxed_order",
   "hnsw.ef_search": "200",
 };
-
-/** HNSW_SETTINGS as SET statements, for a session that is already open (PGlite). */
-export const HNSW_SESSION_SQL = Object.entries(HNSW_SETTINGS)
-  .map(([name, value]) => `SET ${name} = ${value}`)
-  .join("; ");
 
 /**
  * `auto`: vectors in pgvector columns under HNSW indexes wherever the database offers the
