@@ -27,6 +27,9 @@ export const REEMBEDDED_RECORD = {
   search_config: "CASE WHEN l.x1 THEN NULL ELSE p.search_config END",
 };
 
+/** REEMBEDDED_RECORD's per-line flag (l.x1): one boolean per line, the statement's third parameter. */
+export const REEMBED_FLAGS = "$3::boolean[]";
+
 /** An embedding line is stored deferred where its space's index takes vectors in bulk later. */
 export const DEFERRED_EMBEDDING = `EXISTS (SELECT 1 FROM vector_indexes x WHERE x.space = p.space
             AND x.dimensions = vector_dims(p.embedding))`;

@@ -7,7 +7,7 @@ import { canDeferVectors, ENRICH_JOB, embeddingLeadValues, queueBackfillJob } fr
 import { enqueue } from "../worker/index.js";
 import { fileError } from "./format.js";
 import { BACKFILL, EMBEDDING, embeddingKind, RECORD, RUN, TABLE_KINDS } from "./kinds.js";
-import { DEFERRED_EMBEDDING, REEMBEDDED_RECORD } from "./row-sql.js";
+import { DEFERRED_EMBEDDING, REEMBED_FLAGS, REEMBEDDED_RECORD } from "./row-sql.js";
 import * as sql from "./sql.js";
 
 /** A batch of lines of one kind, as read and as parsed. */
@@ -47,7 +47,7 @@ export function rowWriter(db: Pick<Db, "hasVector" | "distributed">, tx: Queryab
   // Without the file's vectors a record whose collection embeds is enriched again before search
   // finds it: imported unready, with no search projection, as a new write would be.
   const recordSql = sql.importBatchSql(RECORD, {
-    extra: ["$3::boolean[]"],
+    extra: [REEMBED_FLAGS],
     values: REEMBEDDED_RECORD,
   });
   // Vectors are stored deferred where their space's index takes them in bulk later

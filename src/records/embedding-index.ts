@@ -64,7 +64,7 @@ export function createIndexSql(space: EmbeddingSpace, builtThrough: number, conc
   return sql.createHnswIndexSql({
     name: indexName(space, builtThrough),
     index,
-    where: `${sql.spacePredicateSql("embeddings", space.space, space.dimensions)} AND ${sql.coveredSql("embeddings", builtThrough)} AND ${sql.leadSql("embeddings")}`,
+    where: sql.hnswIndexWhereSql(space.space, space.dimensions, builtThrough),
     concurrently,
   });
 }
@@ -205,14 +205,14 @@ export async function spaceReads(
   const index = spaceIndex(`${alias}.embedding`, dimensions);
   if (!index) return undefined;
   if (await fewVectors(db, { workspaceId: read.workspaceId, space, most: read.exactRows })) return undefined;
-  const predicate = `${sql.spacePredicateSql(alias, space, dimensions)} AND ${sql.leadSql(alias)}`;
+  const predicate = sql.spaceLeadsSql(alias, space, dimensions);
   const withCopies = (workspace: string) => sql.withCopiesSql(alias, workspace);
   const state = await spaceState(db, space, dimensions);
   if (!state) return { ...index, indexed: predicate, withCopies };
   return {
     ...index,
     withCopies,
-    indexed: `${predicate} AND ${sql.coveredSql(alias, state.built_through)}`,
+    indexed: sql.coveredRowsSql(predicate, alias, state.built_through),
     tail: sql.deferredTailSql(alias, state.built_through, predicate),
   };
 }

@@ -64,6 +64,21 @@ export function coveredSql(alias: string, builtThrough: number): string {
   return `(NOT ${alias}.deferred OR ${alias}.seq <= ${Math.trunc(builtThrough)})`;
 }
 
+/** The leads of a space: the rows a walk of its index reads (before its build's cover). */
+export function spaceLeadsSql(alias: string, space: string, dimensions: number): string {
+  return `${spacePredicateSql(alias, space, dimensions)} AND ${leadSql(alias)}`;
+}
+
+/** What a space's HNSW index built through `builtThrough` holds: its predicate, repeated by the walk. */
+export function hnswIndexWhereSql(space: string, dimensions: number, builtThrough: number): string {
+  return `${spacePredicateSql("embeddings", space, dimensions)} AND ${coveredSql("embeddings", builtThrough)} AND ${leadSql("embeddings")}`;
+}
+
+/** Rows matching `predicate` that the index built through `builtThrough` covers. */
+export function coveredRowsSql(predicate: string, alias: string, builtThrough: number): string {
+  return `${predicate} AND ${coveredSql(alias, builtThrough)}`;
+}
+
 /** The deferred rows of a space past its build: a query scans them exactly. */
 export function deferredTailSql(alias: string, builtThrough: number, predicate: string): string {
   return `${alias}.deferred AND ${alias}.seq > ${Math.trunc(builtThrough)} AND ${predicate}`;

@@ -10,7 +10,8 @@ import {
 } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { buildTextStats, TOTALS_LEXEME } from "../records/index.js";
-import type { Params, TextTerm } from "./sql.js";
+import type { TextTerm } from "./sql.js";
+import * as sql from "./sql.js";
 
 /** A phrase as its lexemes and their distances from the first (phraseto_tsquery's). */
 export interface Phrase {
@@ -96,28 +97,6 @@ interface TermsRow {
   built: boolean | null;
 }
 
-/** Each wanted term's lexemes (or phrase query), and the statistics of those lexemes. */
-const TERMS_AND_STATS = `
-  WITH terms AS (
-    SELECT x.n, x.phrase,
-      CASE WHEN NOT x.phrase THEN ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($2::regconfig, x.text)) AS u) END AS lexemes,
-      CASE WHEN x.phrase THEN phraseto_tsquery($2::regconfig, x.text)::text END AS query
-    FROM unnest($3::text[], $4::boolean[]) WITH ORDINALITY AS x(text, phrase, n))
-  SELECT (SELECT json_agg(json_build_object('phrase', t.phrase, 'lexemes', t.lexemes, 'query', t.query) ORDER BY t.n)
-      FROM terms t) AS terms,
-    (SELECT json_object_agg(s.lexeme, s.docs::text || ':' || s.occurrences::text) FROM text_stats s
-      WHERE s.workspace_id = $1 AND s.config = $2::text
-        AND s.lexeme IN (SELECT '${TOTALS_LEXEME}' UNION ALL SELECT unnest(t.lexemes) FROM terms t)) AS stats,
-    (SELECT c.text_stats_built FROM workspace_counters c WHERE c.workspace_id = $1) AS built`;
-
-/** Searchable records holding a phrase (the statistics' population: text-stats.ts). */
-const PHRASE_DF = `
-  SELECT count(*)::int AS n FROM records r
-  WHERE r.workspace_id = $1 AND r.search_config = $2::text AND r.search_text @@ $3::tsquery
-    AND r.ready AND NOT r.tombstone
-    AND (r.key IS NULL OR (SELECT h.record_id FROM heads h WHERE h.workspace_id = $1 AND h.entity = r.entity
-      AND h.collection = r.collection AND h.key = r.key AND h.status = r.status) = r.id)`;
-
 /** The ranker of a text query under a search profile (none for a query without wanted terms). */
 export async function textRanker(
   db: Db,
@@ -133,7 +112,7 @@ export async function textRanker(
   if (wanted.length === 0)
     return { ...rank, terms: [], n: 0, avgdl: 1, norm: 0, compound: false, byTerm: [] };
   const read = () =>
-    db.queryRepeated<TermsRow>(TERMS_AND_STATS, [
+    db.queryRepeated<TermsRow>(sql.TERMS_AND_STATS, [
       workspaceId,
       config,
       wanted.map((term) => term.text),
@@ -159,7 +138,9 @@ export async function textRanker(
   ].filter((phrase) => phrase.lexemes.length > 0);
   const phraseDf = await Promise.all(
     phrases.map(async (phrase) =>
-      Number((await db.query<{ n: number }>(PHRASE_DF, [workspaceId, config, phrase.query])).rows[0]?.n ?? 0),
+      Number(
+        (await db.query<{ n: number }>(sql.PHRASE_DF, [workspaceId, config, phrase.query])).rows[0]?.n ?? 0,
+      ),
     ),
   );
   const scored: Bm25Term[] = [
@@ -204,34 +185,3 @@ export function termRank(rank: Bm25Rank, i: number): Bm25Rank {
     byTerm: [terms.map((_, j) => j)],
   };
 }
-
-/**
- * text_match of record `r` (alias) as SQL, with no subquery per record: a lexeme's occurrences
- * are ts_rank_cd of its own one-lexeme query with every weight 1 (each occurrence is a cover of
- * its own, adding its weight), and a term weighs idf * (k1 + 1) * (1 - c / (tf + c)), c being
- * k1 * (1 - b + b * |d| / avgdl): tf * (k1 + 1) / (tf + c) with tf written once, 0 when the
- * record does not hold the term (and when c is 0 too). Phrases count their occurrences from
- * positions (engram_phrase_tf), in the records holding them. 0 for a record holding no term.
- */
-export function bm25Sql(params: Params, rank: Bm25Rank, r = "r"): string {
-  if (rank.norm <= 0 || rank.terms.length === 0) return "0::float8";
-  const c = `(${params.add(rank.k1 * (1 - rank.b))}::float8 + ${params.add((rank.k1 * rank.b) / rank.avgdl)}::float8 * ${r}.search_length)`;
-  const weight = (tf: string, idfOf: number) =>
-    `${params.add(idfOf)}::float8 * (1 - coalesce(${c} / nullif(${tf} + ${c}, 0), 1))`;
-  const terms = rank.terms.map((term) => {
-    if (term.lexeme !== undefined) {
-      const query = `${params.add(lexemeQuery(term.lexeme))}::tsquery`;
-      return weight(`ts_rank_cd('{1,1,1,1}', ${r}.search_text, ${query})`, term.idf);
-    }
-    const phrase = term.phrase as Phrase;
-    const tf = phrase.offsets
-      ? `greatest(engram_phrase_tf(${r}.search_text, ${params.add(phrase.lexemes)}::text[], ${params.add(phrase.offsets)}::int[]), 1)`
-      : "1";
-    return `(CASE WHEN ${r}.search_text @@ ${params.add(phrase.query)}::tsquery THEN ${weight(tf, term.idf)} ELSE 0 END)`;
-  });
-  return `((${terms.join(" + ")}) * ${params.add((rank.k1 + 1) / rank.norm)}::float8)`;
-}
-
-/** text_match as SQL under the ranker; `tsq` the statement's tsquery (ts_rank_cd's). */
-export const textMatchSql = (params: Params, ranker: TextRanker, tsq: string, r = "r") =>
-  ranker.kind === "bm25" ? bm25Sql(params, ranker, r) : `ts_rank_cd(${r}.search_text, ${tsq})`;

@@ -3,6 +3,7 @@
 // of the ranked pool are shown, so their bodies are read after ranking, in one statement.
 import { type Db, queryRowsAsJson } from "../platform/db/index.js";
 import type { Scored } from "./graph-boost.js";
+import { BODIES } from "./sql.js";
 import type { Candidate, RecordBody, ShownCandidate } from "./types.js";
 
 export type Bodies = ReadonlyMap<string, RecordBody>;
@@ -13,9 +14,6 @@ export function shown(bodies: Bodies, candidate: Candidate): ShownCandidate {
   if (!body) throw new Error(`search: no body read for record ${candidate.id}`);
   return { ...candidate, ...body };
 }
-
-const BODIES_SQL = `SELECT id, text, content, annotations
-  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;
 
 /**
  * The bodies of the first `count` records of the ranked pool. A record erased since its list
@@ -35,7 +33,7 @@ export async function readBodies<T extends Scored>(
       .map((r) => r.candidate.id)
       .filter((id) => !bodies.has(id));
     if (ids.length === 0) return { ranked: pool, bodies };
-    const rows = await queryRowsAsJson<RecordBody & { id: string }>(db, BODIES_SQL, [workspaceId, ids], true);
+    const rows = await queryRowsAsJson<RecordBody & { id: string }>(db, BODIES, [workspaceId, ids], true);
     for (const { id, ...body } of rows) bodies.set(id, body);
     const asked = new Set(ids);
     pool = pool.filter((r) => bodies.has(r.candidate.id) || !asked.has(r.candidate.id));

@@ -2,7 +2,27 @@
 import type { CollectionDef, InstalledCatalog, SearchPart } from "../catalog/index.js";
 import type { Db } from "../platform/db/index.js";
 import { fewVectors, spaceReads, vectorLiteral } from "../records/index.js";
-import { lexemeQuery, type TextRanker, termRank, textMatchSql, textRanker } from "./bm25.js";
+import { lexemeQuery, type TextRanker, termRank, textRanker } from "./bm25.js";
+import {
+  ALL_RECORDS,
+  embeddingJoinSql,
+  entityHybridSql,
+  entityRecordsSql,
+  exactVectorSql,
+  NO_SIMILARITY,
+  nearestFromSql,
+  nearestSql,
+  orderValuesSql,
+  type QueryVector,
+  recentSql,
+  seedRowsSql,
+  similarityColumnSql,
+  similaritySql,
+  structuredSql,
+  textMatchColumnSql,
+  textProposalSql,
+  walkWithTailSql,
+} from "./candidates-sql.js";
 import { fieldValueSql } from "./field-sql.js";
 import { firstListDepth, interleave, interleaveByNeed } from "./interleave.js";
 import {
@@ -17,6 +37,7 @@ import {
   textTerms,
   tsQuerySql,
 } from "./sql.js";
+import { textMatchSql } from "./text-rank-sql.js";
 import { walkTextCandidates } from "./text-walk.js";
 import type { Candidate } from "./types.js";
 
@@ -37,44 +58,8 @@ export interface Proposal {
   proposedBy?: Map<string, ProposalList[]>;
 }
 
-export interface QueryVector {
-  space: string;
-  vector: number[];
-}
-
 function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
   return new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
-}
-
-/** Similarity of the stored embedding to the query: pgvector's cosine operator, or an exact scan. */
-export function similaritySql(db: Db, params: Params, query: QueryVector): string {
-  // A zero vector (a text with no word the embedder knows) has no cosine: pgvector says NaN,
-  // which sorts above every number, and here counts as no similarity (NULLS LAST), as in the
-  // exact scan of real[] below (HNSW indexes leave such vectors out).
-  if (db.hasVector)
-    return `NULLIF(1 - (e.embedding <=> ${params.add(vectorLiteral(query.vector))}::vector), 'NaN'::float8)`;
-  // Exact scan: the query vector arrives as a real[] constant and its norm is computed here, so
-  // each row costs one pass over its own array (decoding the vector per row cost 3x more).
-  const norm = Math.hypot(...query.vector);
-  return `(SELECT sum(a * b) / NULLIF(sqrt(sum(a * a)) * ${params.add(norm)}::float8, 0)
-    FROM unnest(e.embedding, ${params.add(query.vector)}::real[]) AS t(a, b))`;
-}
-
-/**
- * Each record's embedding in the query's space, probed by its primary key. LIMIT 1 (the key is
- * unique) keeps the planner from flattening the probe into a join: with no statistics yet (right
- * after an import, before autovacuum analyzes) it ran that join as a scan of every embedding of
- * the workspace's space for each record (310k buffers for an entity of 75 records, 1.5k after
- * ANALYZE; test/integration/plans-without-statistics.test.ts).
- */
-function embeddingJoin(
-  params: Params,
-  workspaceId: string,
-  query: QueryVector,
-  join: "JOIN" | "LEFT JOIN",
-): string {
-  return `${join} LATERAL (SELECT e.record_id, e.embedding FROM embeddings e
-    WHERE e.workspace_id = ${params.workspace(workspaceId)} AND e.record_id = r.id AND e.space = ${params.add(query.space)} LIMIT 1) e ON true`;
 }
 
 /**
@@ -134,12 +119,6 @@ const RARE_POOL_SHARE = 10;
 /** The statement's workspace parameter where candidates read last_accessed (candidateColumns). */
 function accessOf(input: ProposeInput, params: Params): string | undefined {
   return input.lastAccessed ? params.workspace(input.workspaceId) : undefined;
-}
-
-/** The records of `entities`, read through the entity index alone (OFFSET 0 fences it). */
-function entityRecords(params: Params, workspaceId: string, entities: string[]): string {
-  return `LATERAL (SELECT * FROM records t WHERE t.workspace_id = ${params.workspace(workspaceId)}
-    AND t.entity = ANY(${params.add(entities)}::text[]) OFFSET 0) r`;
 }
 
 /** Text proposals, best text_match first (also the bench's recall measure, bench/recall.ts). */
@@ -205,16 +184,21 @@ export async function textCandidates(
   // words are left to the planner: ANDing in a filter's bitmap spares heap reads of most of them.
   const everyTermRare = bm25?.terms.every((t) => rare(t.df)) === true;
   const matches = entities
-    ? entityRecords(params, input.workspaceId, entities)
+    ? entityRecordsSql(params, input.workspaceId, entities)
     : everyTermRare
       ? textMatches(routeFilter(input.db, params, input.workspaceId, "t"))
-      : "records r";
+      : ALL_RECORDS;
   return run(
     input.db,
-    `SELECT ${candidateColumns(accessOf(input, params))}, ${textMatchSql(params, ranker, "q.tsq")} AS text_match${columns}
-     FROM (SELECT ${tsq} AS tsq) q, ${matches}
-     WHERE ${where} AND r.search_text @@ q.tsq
-     ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(limit)}`,
+    textProposalSql({
+      select: candidateColumns(accessOf(input, params)),
+      textMatch: textMatchSql(params, ranker, "q.tsq"),
+      signals: columns,
+      tsq,
+      matches,
+      where,
+      limit: params.add(limit),
+    }),
     params,
     // A fenced read's plan is its index's, whatever the values (bench/notes/pglite.md).
     entities !== undefined || everyTermRare,
@@ -246,29 +230,29 @@ export async function vectorCandidates(
       : undefined;
   if (!reads) return exactVectorCandidates(input, limit, missing, ranker);
   // One statement's nearest rows among `rows` of embeddings e, by the indexed expression (the
-  // walk: the ORDER BY is the indexed expression and the join repeats the index predicate,
-  // src/records/embedding-index.ts; filters are checked on each neighbour as the iterative scan
-  // yields it) or by the stored vector (exact). At half precision the similarity takes a second
-  // distance on the stored vector (wide spaces only).
+  // walk: the join repeats the index predicate, src/records/embedding-index.ts; filters are
+  // checked on each neighbour as the iterative scan yields it) or by the stored vector (exact).
   const statement = (params: Params) => {
     const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-    const columns = missingSignalsSql(input, params, missing, ranker);
-    const q = params.add(vectorLiteral(vector));
-    const stored = `e.embedding <=> ${q}::vector`;
+    const signals = missingSignalsSql(input, params, missing, ranker);
+    const query = params.add(vectorLiteral(vector));
     const lim = params.add(limit);
-    const ws = params.workspace(input.workspaceId);
+    const workspace = params.workspace(input.workspaceId);
     // `leads`: rows holds leads alone (a walk's), each expanded to the records holding its vector.
-    const nearest = (rows: string, read: { exact: boolean; leads: boolean }) => {
-      const distance = read.exact ? stored : `${reads.expression} <=> ${q}::${reads.type}`;
-      const from = read.leads
-        ? `embeddings e ${reads.withCopies(ws)} JOIN records r ON r.workspace_id = ${ws} AND r.id = x.id
-       WHERE e.workspace_id = ${ws} AND ${rows} AND ${where}`
-        : `records r JOIN embeddings e ON e.workspace_id = ${ws} AND e.record_id = r.id AND ${rows}
-       WHERE ${where}`;
-      return `SELECT ${candidateColumns(accessOf(input, params))}, 1 - (${reads.type === "vector" ? distance : stored}) AS similarity${columns}
-       FROM ${from}
-       ORDER BY ${distance} LIMIT ${lim}`;
-    };
+    const nearest = (rows: string, read: { exact: boolean; leads: boolean }) =>
+      nearestSql({
+        select: candidateColumns(accessOf(input, params)),
+        signals,
+        from: nearestFromSql({
+          rows,
+          where,
+          workspace,
+          ...(read.leads ? { copies: reads.withCopies(workspace) } : {}),
+        }),
+        query,
+        limit: lim,
+        ...(read.exact ? {} : { index: reads }),
+      });
     return { nearest, lim };
   };
   const walk = () => {
@@ -276,10 +260,10 @@ export async function vectorCandidates(
     const { nearest, lim } = statement(params);
     // Deferred embeddings not yet in the index (an enrichment backlog's, src/records/vector-seal.ts)
     // are scanned exactly, so a record is found from the moment it is ready.
+    const indexed = nearest(reads.indexed, { exact: false, leads: true });
     const sql = reads.tail
-      ? `SELECT * FROM ((${nearest(reads.indexed, { exact: false, leads: true })}) UNION ALL (${nearest(reads.tail, { exact: true, leads: true })})) u
-         ORDER BY similarity DESC, seq DESC LIMIT ${lim}`
-      : nearest(reads.indexed, { exact: false, leads: true });
+      ? walkWithTailSql(indexed, nearest(reads.tail, { exact: true, leads: true }), lim)
+      : indexed;
     return run(input.db, sql, params, true);
   };
   // Hybrid's text list proposes its query's best matches already, each with its similarity: the
@@ -292,7 +276,7 @@ export async function vectorCandidates(
   if (unseen.length > 0) {
     const params = new Params();
     const { nearest } = statement(params);
-    const rows = `e.space = ${params.add(space)} AND e.record_id = ANY(${params.add(unseen)}::uuid[])`;
+    const rows = seedRowsSql(params, space, unseen);
     // A zero vector has no cosine (NaN; HNSW leaves such vectors out): not a neighbour.
     scored = (await run(input.db, nearest(rows, { exact: true, leads: false }), params)).filter(
       (row) => !Number.isNaN(Number(row.similarity)),
@@ -383,20 +367,29 @@ async function exactVectorCandidates(
   const query = input.query as QueryVector;
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const columns = missingSignalsSql(input, params, missing, ranker);
-  const join = embeddingJoin(params, input.workspaceId, query, "JOIN");
+  const signals = missingSignalsSql(input, params, missing, ranker);
+  const join = embeddingJoinSql(params, {
+    workspaceId: input.workspaceId,
+    space: query.space,
+    optional: false,
+  });
   const similarity = similaritySql(input.db, params, query);
   // An entity's records through the entity index (as textCandidates): without statistics the
   // planner read the whole collection through a field index instead (2.4k buffers for 75 rows).
   const rows = input.part.scope.entities
-    ? entityRecords(params, input.workspaceId, input.part.scope.entities)
-    : "records r";
+    ? entityRecordsSql(params, input.workspaceId, input.part.scope.entities)
+    : ALL_RECORDS;
   return run(
     input.db,
-    `SELECT ${candidateColumns(accessOf(input, params))}, ${similarity} AS similarity${columns}
-     FROM ${rows} ${join}
-     WHERE ${where}
-     ORDER BY similarity DESC NULLS LAST, r.seq DESC LIMIT ${params.add(limit)}`,
+    exactVectorSql({
+      select: candidateColumns(accessOf(input, params)),
+      similarity,
+      signals,
+      rows,
+      join,
+      where,
+      limit: params.add(limit),
+    }),
     params,
   );
 }
@@ -408,7 +401,7 @@ async function recentCandidates(
 ): Promise<Candidate[]> {
   const params = new Params();
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const columns = missingSignalsSql(
+  const signals = missingSignalsSql(
     input,
     params,
     missing,
@@ -416,8 +409,12 @@ async function recentCandidates(
   );
   return run(
     input.db,
-    `SELECT ${candidateColumns(accessOf(input, params))}${columns} FROM records r WHERE ${where}
-     ORDER BY r.occurred_at DESC, r.seq DESC LIMIT ${params.add(limit)}`,
+    recentSql({
+      select: candidateColumns(accessOf(input, params)),
+      signals,
+      where,
+      limit: params.add(limit),
+    }),
     params,
     true,
   );
@@ -429,14 +426,19 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   const where = filterSql(params, input.workspaceId, input.part, decl);
   // explain: the values the rows are sorted by, as sorted (numeric, timestamptz or text).
   const orderValues = input.explain
-    ? `, jsonb_build_array(${input.part.order_by
-        .map((order) => fieldValueSql("r.", declarationOf(decl, input.part, order.field)))
-        .join(", ")}) AS order_values`
+    ? orderValuesSql(
+        input.part.order_by.map((order) => fieldValueSql("r.", declarationOf(decl, input.part, order.field))),
+      )
     : "";
   return run(
     input.db,
-    `SELECT ${candidateColumns(accessOf(input, params))}${orderValues} FROM records r WHERE ${where}
-     ORDER BY ${orderSql(input.part, decl, input.part.order_by)} LIMIT ${params.add(input.part.k)}`,
+    structuredSql({
+      select: candidateColumns(accessOf(input, params)),
+      orderValues,
+      where,
+      order: orderSql(input.part, decl, input.part.order_by),
+      limit: params.add(input.part.k),
+    }),
     params,
   );
 }
@@ -460,16 +462,18 @@ function missingSignalsSql(
 ): string {
   const columns: string[] = [];
   if (missing.text_match && ranker) {
-    const tsq = tsQuerySql(params, textConfig(input), input.q ?? "") ?? "''::tsquery";
-    columns.push(`(SELECT CASE WHEN r.search_text @@ x.tsq THEN ${textMatchSql(params, ranker, "x.tsq")} ELSE 0 END
-      FROM (SELECT ${tsq} AS tsq) x) AS text_match`);
+    const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
+    columns.push(textMatchColumnSql(tsq, textMatchSql(params, ranker, "x.tsq")));
   }
   if (missing.similarity) {
     columns.push(
       input.query
-        ? `(SELECT ${similaritySql(input.db, params, input.query)} FROM embeddings e
-          WHERE e.workspace_id = ${params.workspace(input.workspaceId)} AND e.record_id = r.id AND e.space = ${params.add(input.query.space)}) AS similarity`
-        : "NULL::float8 AS similarity",
+        ? similarityColumnSql({
+            similarity: similaritySql(input.db, params, input.query),
+            workspace: params.workspace(input.workspaceId),
+            space: params.add(input.query.space),
+          })
+        : NO_SIMILARITY,
     );
   }
   return columns.map((column) => `, ${column}`).join("");
@@ -513,32 +517,28 @@ async function entityHybridCandidates(
   const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
   // No wanted term (only exclusions, or none): the text list is empty and text_match is 0.
   const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
-  const textMatch = tsq
-    ? `CASE WHEN r.search_text @@ q.tsq THEN ${textMatchSql(params, await rankerOf(input), "q.tsq")} END`
-    : "NULL::float8";
+  const text = tsq ? { tsq, rank: textMatchSql(params, await rankerOf(input), "q.tsq") } : undefined;
   const vector = input.query
     ? {
-        join: embeddingJoin(params, input.workspaceId, input.query, "LEFT JOIN"),
-        embedded: "e.record_id IS NOT NULL",
+        join: embeddingJoinSql(params, {
+          workspaceId: input.workspaceId,
+          space: input.query.space,
+          optional: true,
+        }),
         similarity: similaritySql(input.db, params, input.query),
       }
-    : { join: "", embedded: "false", similarity: "NULL::float8" };
-  const n = params.add(limit);
-  // The signals are computed once per row, below the fence (OFFSET 0), and the three orders sort
-  // narrow rows; text_match is null where the row does not match (0 in the candidate).
+    : undefined;
   const rows = await candidateRows<ListedCandidate>(
     input.db,
-    `SELECT ${candidateColumns(accessOf(input, params), "y")}, y.similarity, coalesce(y.text_match, 0) AS text_match,
-       y.vector_rank, y.text_rank, y.recent_rank FROM (
-       SELECT x.*,
-         CASE WHEN x.embedded THEN row_number() OVER (ORDER BY x.embedded DESC, x.similarity DESC NULLS LAST, x.seq DESC) END AS vector_rank,
-         CASE WHEN x.text_match IS NOT NULL THEN row_number() OVER (ORDER BY x.text_match DESC NULLS LAST, x.seq DESC) END AS text_rank,
-         row_number() OVER (ORDER BY x.occurred_at DESC, x.seq DESC) AS recent_rank
-       FROM (SELECT r.workspace_id, ${candidateColumns()}, ${vector.embedded} AS embedded,
-               ${vector.similarity} AS similarity, ${textMatch} AS text_match
-             FROM (SELECT ${tsq ?? "''::tsquery"} AS tsq) q, ${entityRecords(params, input.workspaceId, entities)} ${vector.join}
-             WHERE ${where} OFFSET 0) x) y
-     WHERE y.vector_rank <= ${n} OR y.text_rank <= ${n} OR y.recent_rank <= ${n}`,
+    entityHybridSql({
+      text,
+      vector,
+      limit: params.add(limit),
+      select: candidateColumns(accessOf(input, params), "y"),
+      columns: candidateColumns(),
+      rows: entityRecordsSql(params, input.workspaceId, entities),
+      where,
+    }),
     params.values,
     // The entity fence fixes the plan (textCandidates).
     true,

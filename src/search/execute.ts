@@ -17,7 +17,8 @@ import { storageLayout } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { markAccessed } from "../records/index.js";
 import { readBodies, shown } from "./bodies.js";
-import { type Proposal, propose, type QueryVector } from "./candidates.js";
+import { type Proposal, propose } from "./candidates.js";
+import type { QueryVector } from "./candidates-sql.js";
 import {
   type Explain,
   type ExplainedSource,

@@ -28,10 +28,11 @@ import { sha256Hex } from "../platform/hash.js";
 import {
   ACTIVE_CATALOG_HASHES,
   CATALOG_FILES,
-  collectionVersionSql,
+  createFieldIndexSql,
+  dropFieldIndexSql,
   FIELD_INDEX_PREFIX,
   FIELD_INDEXES,
-  fieldValueSql,
+  type IndexDirection,
   SYNC_UNLOCK,
   TRY_SYNC_LOCK,
 } from "./field-sql.js";
@@ -42,17 +43,12 @@ interface FieldIndex {
   ddl(concurrently: boolean): string;
 }
 
-type Direction = "ASC" | "DESC";
-
-function fieldIndex(def: CollectionDef, field: FieldDecl, direction: Direction): FieldIndex {
+function fieldIndex(def: CollectionDef, field: FieldDecl, direction: IndexDirection): FieldIndex {
   const id = [def.name, def.version, field.path, field.type, direction].join("\u0000");
   const name = `${FIELD_INDEX_PREFIX}${sha256Hex(id).slice(0, 24)}`;
   return {
     name,
-    // The order structured search asks for: the value in its direction, nulls last, newest first.
-    ddl: (concurrently) => `CREATE INDEX ${concurrently ? "CONCURRENTLY" : ""} IF NOT EXISTS ${name}
-      ON records (workspace_id, ${fieldValueSql("", field)} ${direction} NULLS LAST, seq DESC)
-      WHERE ${collectionVersionSql("", def.name, def.version)}`,
+    ddl: (concurrently) => createFieldIndexSql({ name, def, field, direction, concurrently }),
   };
 }
 
@@ -167,18 +163,12 @@ async function wantedIndexes(db: Db, state: SyncState): Promise<Wanted> {
   return { digest: sha256Hex(hashes.join(",")), indexes, complete };
 }
 
-/**
- * Lets waiting requests run before the next statement: embedded storage runs a statement inside
- * this thread and resolves it as a microtask, so a loop of them would otherwise hold every other
- * request (I/O, timers) until its end.
- */
-
 /** One pass on the sync's own connection, holding the sync lock. */
 async function pass(db: Db, conn: Queryable, state: SyncState): Promise<FieldIndexSync> {
   const concurrently = db.kind === "postgres";
   const drop = async (name: string) => {
     await yieldTurn();
-    await conn.exec(`DROP INDEX ${concurrently ? "CONCURRENTLY " : ""}IF EXISTS ${name}`);
+    await conn.exec(dropFieldIndexSql(name, concurrently));
   };
   const wanted = await wantedIndexes(db, state);
   const result: FieldIndexSync = { built: [], dropped: [], failed: [] };

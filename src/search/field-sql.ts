@@ -2,7 +2,7 @@
 // the expression indexes built over them (field-indexes.ts): the planner uses an index only when
 // the query repeats its expression and predicate exactly, so both come from these functions and
 // carry their constants as literals, not parameters.
-import type { FieldDecl } from "../catalog/index.js";
+import type { CollectionDef, FieldDecl } from "../catalog/index.js";
 import { sqlLiteral, sqlTextArray } from "../platform/db/index.js";
 
 /** The jsonb at a declared field's path in a record's content (`r.` or, in DDL, no alias). */
@@ -64,3 +64,24 @@ export const FIELD_INDEXES = `
 const SYNC_LOCK = "hashtextextended('engram.field-indexes', 0)";
 export const TRY_SYNC_LOCK = `SELECT pg_try_advisory_lock(${SYNC_LOCK}) AS held`;
 export const SYNC_UNLOCK = `SELECT pg_advisory_unlock(${SYNC_LOCK})`;
+
+export type IndexDirection = "ASC" | "DESC";
+
+/**
+ * A field index of one collection version: the order structured search asks for, the value in
+ * its direction, nulls last, newest first (field-indexes.ts says which are wanted).
+ */
+export function createFieldIndexSql(index: {
+  name: string;
+  def: Pick<CollectionDef, "name" | "version">;
+  field: Pick<FieldDecl, "path" | "type">;
+  direction: IndexDirection;
+  concurrently: boolean;
+}): string {
+  return `CREATE INDEX ${index.concurrently ? "CONCURRENTLY" : ""} IF NOT EXISTS ${index.name}
+      ON records (workspace_id, ${fieldValueSql("", index.field)} ${index.direction} NULLS LAST, seq DESC)
+      WHERE ${collectionVersionSql("", index.def.name, index.def.version)}`;
+}
+
+export const dropFieldIndexSql = (name: string, concurrently: boolean) =>
+  `DROP INDEX ${concurrently ? "CONCURRENTLY " : ""}IF EXISTS ${name}`;

@@ -37,11 +37,9 @@ import {
 } from "../catalog/index.js";
 import { type Db, queryRowsAsJson, storageLayout } from "../platform/db/index.js";
 import { AppError, validationError } from "../platform/errors.js";
-import { collectionVersionSql, fieldValueSql } from "./field-sql.js";
+import { type Direction, linksSql, ORPHANS, touchingSql, versionsSql } from "./graph-sql.js";
 import { HIT_TEXT_CHARS, shortenMiddle } from "./shape.js";
 import { Params } from "./sql.js";
-
-export type Direction = "out" | "in" | "both";
 
 export interface GraphWalk {
   seed: string;
@@ -102,36 +100,6 @@ function listedVersions(catalog: InstalledCatalog, name: string): CollectionDef[
     .sort((a, b) => a.version - b.version);
 }
 
-/** A text value at a field's declared path per collection version; null when not a string. */
-function fieldSql(params: Params, versions: CollectionDef[], field: string): string {
-  const arms = versions.flatMap((def) => {
-    const declared = Object.hasOwn(def.fields, field) ? def.fields[field] : undefined;
-    if (!declared) return [];
-    const json = `(r.content #> ${params.add(declared.path.split("."))}::text[])`;
-    return [
-      `WHEN r.collection_version = ${params.add(def.version)}::int THEN CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${json} #>> '{}' END`,
-    ];
-  });
-  // A searched CASE: Citus mangles a simple one (`CASE x WHEN …`) on its way to the shard (erasure/sql.ts).
-  return arms.length ? `CASE ${arms.join(" ")} END` : "NULL::text";
-}
-
-/**
- * Visibility of a record as current state: ready, active, not a tombstone, the head of its slot.
- * `ws` is the statement's workspace parameter (Params.workspace), here as in LIVE.
- */
-const currentActive = (ws: string) => `r.ready AND r.status = 'active' AND NOT r.tombstone
-    AND (r.key IS NULL OR EXISTS (SELECT 1 FROM heads h WHERE h.workspace_id = ${ws} AND h.entity = r.entity
-      AND h.collection = r.collection AND h.key = r.key AND h.status = 'active' AND h.record_id = r.id))`;
-
-/** A produced link's liveness: one derived_from parent is still current (see the header). */
-const live = (
-  ws: string,
-) => `(r.run_id IS NULL OR EXISTS (SELECT 1 FROM records p WHERE p.workspace_id = ${ws}
-      AND p.id = ANY(r.derived_from) AND NOT p.tombstone
-      AND (p.key IS NULL OR EXISTS (SELECT 1 FROM heads ph WHERE ph.workspace_id = ${ws} AND ph.entity = p.entity
-        AND ph.collection = p.collection AND ph.key = p.key AND ph.status = p.status AND ph.record_id = p.id))))`;
-
 /**
  * The walkable links of the workspace (predicates filtered when given), or with `touching` only
  * those naming one of these nodes as subject (`out`), object (`in`) or either: a walk reads the
@@ -150,26 +118,14 @@ export async function loadLinks(
   const read = new Map<string, number>(versions.map((def) => [def.search_profile, 0]));
   if (versions.length === 0) return { links: [], read };
   const params = new Params();
-  const filters = ["e.subject IS NOT NULL", "e.object IS NOT NULL"];
   const scope = touching
     ? touchingSql(params, versions, mapping, touching)
-    : `r.collection = ${params.add(mapping.edges)} AND r.collection_version = ANY(${params.add(versions.map((def) => def.version))}::int[])`;
-  const sql = `SELECT e.* FROM (
-    SELECT r.id, r.collection_version, r.text, r.content,
-      ${fieldSql(params, versions, mapping.subject)} AS subject,
-      ${fieldSql(params, versions, mapping.object)} AS object,
-      ${fieldSql(params, versions, mapping.predicate)} AS predicate
-    FROM records r
-    WHERE r.workspace_id = ${params.workspace(workspaceId)} AND ${scope}
-      AND ${currentActive(params.workspace(workspaceId))}
-      AND ${live(params.workspace(workspaceId))}
-  ) e`;
-  if (predicates.length) filters.push(`e.predicate = ANY(${params.add(predicates)}::text[])`);
+    : versionsSql(params, mapping.edges, versions);
   // Repeated: a view's walks send the same few texts, and on PGlite planning was a third of a
   // graph request (bench/notes/pglite.md).
   const rows = await queryRowsAsJson<LinkRow>(
     db,
-    `${sql} WHERE ${filters.join(" AND ")}`,
+    linksSql(params, { workspaceId, versions, mapping, scope, predicates }),
     params.values,
     true,
   );
@@ -180,35 +136,6 @@ export async function loadLinks(
     return link;
   });
   return { links, read };
-}
-
-/**
- * Links of the listed versions whose subject or object (by direction) is one of the nodes: per
- * version, the field index's expression and predicate, so the planner can probe it.
- */
-function touchingSql(
-  params: Params,
-  versions: CollectionDef[],
-  mapping: GraphMapping,
-  touching: { nodes: string[]; direction: Direction },
-): string {
-  const nodes = `${params.add(touching.nodes)}::text[]`;
-  const ends =
-    touching.direction === "out"
-      ? [mapping.subject]
-      : touching.direction === "in"
-        ? [mapping.object]
-        : [mapping.subject, mapping.object];
-  const arms = versions.flatMap((def) =>
-    ends.flatMap((field) => {
-      const declared = Object.hasOwn(def.fields, field) ? def.fields[field] : undefined;
-      if (!declared) return [];
-      return [
-        `(${collectionVersionSql("r.", def.name, def.version)} AND ${fieldValueSql("r.", declared)} = ANY(${nodes}))`,
-      ];
-    }),
-  );
-  return arms.length ? `(${arms.join(" OR ")})` : "false";
 }
 
 function compareStrings(a: string, b: string): number {
@@ -385,16 +312,13 @@ async function loadOrphans(
 ): Promise<{ rows: NodeRow[]; versions: CollectionDef[] }> {
   const versions = listedVersions(catalog, nodesCollection);
   if (versions.length === 0) return { rows: [], versions };
-  const rows = await queryRowsAsJson<NodeRow>(
-    db,
-    `SELECT r.id, r.collection_version, r.entity, r.key, r.text, r.content FROM records r
-    WHERE r.workspace_id = $1 AND r.collection = $2 AND r.collection_version = ANY($3::int[])
-      AND ${currentActive("$1")}
-      AND NOT (COALESCE(r.key, r.entity) = ANY($4::text[]))
-    ORDER BY r.entity COLLATE "C", r.key COLLATE "C" NULLS FIRST, r.id
-    LIMIT $5`,
-    [workspaceId, nodesCollection, versions.map((def) => def.version), linked, limit + 1],
-  );
+  const rows = await queryRowsAsJson<NodeRow>(db, ORPHANS, [
+    workspaceId,
+    nodesCollection,
+    versions.map((def) => def.version),
+    linked,
+    limit + 1,
+  ]);
   return { rows, versions };
 }
 

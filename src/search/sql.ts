@@ -2,7 +2,7 @@
 // against the records table itself (the system of record), so nothing is re-checked later.
 import type { CollectionDef, FieldCondition, FieldDecl, OrderBy, SearchPart } from "../catalog/index.js";
 import { type Db, parseJsonTimestamptz, queryRowsAsJson } from "../platform/db/index.js";
-import { SYSTEM_COLLECTION } from "../records/index.js";
+import { SYSTEM_COLLECTION, TOTALS_LEXEME } from "../records/index.js";
 import { collectionVersionSql, fieldValueSql, jsonAt } from "./field-sql.js";
 import type { Candidate } from "./types.js";
 
@@ -278,3 +278,29 @@ export function tsQuerySql(params: Params, config: string, q: string): string | 
             ${params.add(terms.map((t) => t.negate))}::boolean[]) WITH ORDINALITY AS u(text, phrase, negate, n)) t
     WHERE numnode(t.q) > 0)`;
 }
+
+/** Each wanted term's lexemes (or phrase query), and the statistics of those lexemes. */
+export const TERMS_AND_STATS = `
+  WITH terms AS (
+    SELECT x.n, x.phrase,
+      CASE WHEN NOT x.phrase THEN ARRAY(SELECT u.lexeme FROM unnest(to_tsvector($2::regconfig, x.text)) AS u) END AS lexemes,
+      CASE WHEN x.phrase THEN phraseto_tsquery($2::regconfig, x.text)::text END AS query
+    FROM unnest($3::text[], $4::boolean[]) WITH ORDINALITY AS x(text, phrase, n))
+  SELECT (SELECT json_agg(json_build_object('phrase', t.phrase, 'lexemes', t.lexemes, 'query', t.query) ORDER BY t.n)
+      FROM terms t) AS terms,
+    (SELECT json_object_agg(s.lexeme, s.docs::text || ':' || s.occurrences::text) FROM text_stats s
+      WHERE s.workspace_id = $1 AND s.config = $2::text
+        AND s.lexeme IN (SELECT '${TOTALS_LEXEME}' UNION ALL SELECT unnest(t.lexemes) FROM terms t)) AS stats,
+    (SELECT c.text_stats_built FROM workspace_counters c WHERE c.workspace_id = $1) AS built`;
+
+/** Searchable records holding a phrase (the statistics' population: src/records/text-stats.ts). */
+export const PHRASE_DF = `
+  SELECT count(*)::int AS n FROM records r
+  WHERE r.workspace_id = $1 AND r.search_config = $2::text AND r.search_text @@ $3::tsquery
+    AND r.ready AND NOT r.tombstone
+    AND (r.key IS NULL OR (SELECT h.record_id FROM heads h WHERE h.workspace_id = $1 AND h.entity = r.entity
+      AND h.collection = r.collection AND h.key = r.key AND h.status = r.status) = r.id)`;
+
+/** The bodies of the records $2 a search shows, read after ranking (bodies.ts). */
+export const BODIES = `SELECT id, text, content, annotations
+  FROM records WHERE workspace_id = $1 AND id = ANY($2::uuid[])`;

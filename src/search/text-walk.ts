@@ -11,9 +11,11 @@
 // bound alone reaches it. The rest of the pool is the best of the records read, topped up with
 // other matches when fewer than `limit` were read.
 import type { Db } from "../platform/db/index.js";
-import { type Bm25Rank, bm25Sql } from "./bm25.js";
+import type { Bm25Rank } from "./bm25.js";
 import { candidateRows, type Params, routeFilter, textMatches } from "./sql.js";
 import { type Cell, cellsByBound, cellToken } from "./text-cells.js";
+import { bm25Sql } from "./text-rank-sql.js";
+import { anyPatternSql, cellsHoldSql, holdingPatternsSql, readCellsSql, topUpSql } from "./text-walk-sql.js";
 import type { Candidate } from "./types.js";
 
 /** Best first: text_match, then newest (the exhaustive statement's order). */
@@ -234,26 +236,25 @@ async function holdingPatterns(
   const { params, where, tsq, columns } = query.base();
   const token = (entry: Entry) =>
     cellToken(query.workspaceId, entry.cell, query.common[entry.word]?.lexeme ?? "");
-  const any = patterns
-    .map(
-      (pattern) =>
-        `(${pattern.words
-          .map((word) => {
-            const tokens = params.add([...new Set((pattern.cells.get(word) ?? []).map(token))]);
-            return `engram_text_cells(t.workspace_id, t.search_text) && (SELECT ${tokens}::text[])`;
-          })
-          .join(" AND ")})`,
-    )
-    .join(" OR ");
-  const route = routeFilter(query.db, params, query.workspaceId, "t");
-  const match = query.check ? "AND r.search_text @@ q.tsq" : "";
+  const any = anyPatternSql(
+    patterns.map((pattern) =>
+      pattern.words.map((word) =>
+        cellsHoldSql(params.add([...new Set((pattern.cells.get(word) ?? []).map(token))])),
+      ),
+    ),
+  );
+  const filter = { where, check: query.check, route: routeFilter(query.db, params, query.workspaceId, "t") };
   return candidateRows(
     query.db,
-    `SELECT ${query.select(params)}, ${bm25Sql(params, query.rank)} AS text_match${columns}
-     FROM (SELECT ${tsq} AS tsq) q,
-       LATERAL (SELECT * FROM records t WHERE t.search_text IS NOT NULL AND (${any}) ${route} OFFSET 0) r
-     WHERE ${where} ${match} AND r.id <> ALL(${params.add(read.map((row) => row.id))}::uuid[])
-     ORDER BY text_match DESC, r.seq DESC LIMIT ${params.add(query.limit)}`,
+    holdingPatternsSql(filter, {
+      any,
+      select: query.select(params),
+      score: bm25Sql(params, query.rank),
+      signals: columns,
+      tsq,
+      read: params.add(read.map((row) => row.id)),
+      limit: params.add(query.limit),
+    }),
     params.values,
   );
 }
@@ -266,10 +267,16 @@ async function topUp(query: WalkQuery, rows: Candidate[]): Promise<Candidate[]> 
   const { params, where, tsq, columns } = query.base();
   const more = await candidateRows(
     query.db,
-    `SELECT ${query.select(params)}, ${bm25Sql(params, query.rank)} AS text_match${columns}
-     FROM (SELECT ${tsq} AS tsq) q, ${textMatches(routeFilter(query.db, params, query.workspaceId, "t"))}
-     WHERE ${where} AND r.id <> ALL(${params.add(rows.map((row) => row.id))}::uuid[])
-     LIMIT ${params.add(query.limit - rows.length)}`,
+    topUpSql({
+      select: query.select(params),
+      score: bm25Sql(params, query.rank),
+      signals: columns,
+      tsq,
+      matches: textMatches(routeFilter(query.db, params, query.workspaceId, "t")),
+      where,
+      read: params.add(rows.map((row) => row.id)),
+      limit: params.add(query.limit - rows.length),
+    }),
     params.values,
   );
   return [...rows, ...more].sort(byRank);
@@ -307,55 +314,35 @@ async function readCells(
   const startList = params.add(starts);
   const limit = params.add(query.limit);
   const score = bm25Sql(params, query.rank);
-  const match = query.check ? "AND r.search_text @@ q.tsq" : "";
   const route = routeFilter(query.db, params, query.workspaceId, "t");
-  // The visible records of one round, each with its rank, read from the cell index
-  // alone: the fence (OFFSET 0) keeps the planner from ANDing in the far larger bitmaps of the
-  // workspace's other indexes. A walk's round stops at the matches it still needs (`need`): a
-  // common word's round holds thousands of records, and under a filter a whole round was read for
-  // a few hundred (a filtered "database" at 1M records read 21k records for 200 matches, 124 ms).
-  const ranked = (round: string, need?: string) => `(SELECT count(*) AS n,
-      array_agg(x.tid) AS tids, array_agg(x.seq) AS seqs, array_agg(x.rank) AS ranks
-    FROM (SELECT r.tid, r.seq, ${score} AS rank
-      FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text IS NOT NULL
-          AND engram_text_cells(t.workspace_id, t.search_text) &&
-            (${tokenList}::text[])[(${startList}::int[])[${round}] : (${startList}::int[])[${round} + 1] - 1] ${route}
-        OFFSET 0) r, q
-      WHERE ${where} ${match} ${need ? `LIMIT ${need}` : ""}) x)`;
-  // One form for both: the round a recursive term's outer reference, the planner reads the cell
-  // index whatever the tokens (given them, it estimated a large read and scanned the table,
-  // computing every record's cells: seconds at 100k records). A round cut at its need (`cut`) is
-  // not read: its records stay bounded by its cells' bound, and may be read again. Only a query of
-  // one common word is cut: with several, a cut round's cells widen the patterns the certificate
-  // reads (heavyPatterns), which cost more than the round (at 1M, "provider free" 175 -> 433 ms).
-  const need = walk && query.common.length === 1 ? `${limit} - w.found` : undefined;
-  const rounds = `walk AS (
-       SELECT 0 AS round, ${params.add(walk?.found ?? 0)}::bigint AS found, NULL::tid[] AS tids, NULL::bigint[] AS seqs,
-         NULL::float8[] AS ranks, false AS cut
-       UNION ALL
-       SELECT w.round + 1, w.found + s.n, s.tids, s.seqs, s.ranks, ${need ? `s.n >= ${need}` : "false"}
-       FROM walk w, LATERAL ${ranked("w.round + 1", need)} s
-       WHERE ${walk ? `w.found < ${limit} AND ` : ""}w.round < ${lastRound}
-     )`;
-  // Every record holding a rare term is read and ranked too, in the walk.
-  const rare =
-    walk?.rare && query.rare
-      ? `UNION SELECT r.tid, r.seq, ${score}
-       FROM (SELECT t.ctid AS tid, * FROM records t WHERE t.search_text @@ ${params.add(query.rare)}::tsquery
-         ${route} OFFSET 0) r, q
-       WHERE ${where} ${match}`
-      : "";
-  // DISTINCT and UNION: a record in several rounds (one per word) or also rare is one candidate.
+  // A walk's round stops at the matches it still needs (`cut`): a common word's round holds
+  // thousands of records, and under a filter a whole round was read for a few hundred (a
+  // filtered "database" at 1M records read 21k records for 200 matches, 124 ms). A round cut at
+  // its need is not read: its records stay bounded by its cells' bound, and may be read again.
+  // Only a query of one common word is cut: with several, a cut round's cells widen the patterns
+  // the certificate reads (heavyPatterns), which cost more than the round (at 1M, "provider
+  // free" 175 -> 433 ms). Given the tokens as constants rather than a recursive term's outer
+  // reference, the planner estimated a large read and scanned the table, computing every
+  // record's cells (seconds at 100k records).
   const rows = await candidateRows<Candidate & { walked_round: number }>(
     query.db,
-    `WITH RECURSIVE q AS (SELECT ${tsq} AS tsq), ${rounds},
-     best AS (
-       SELECT DISTINCT u.tid, u.seq, u.rank FROM walk w, unnest(w.tids, w.seqs, w.ranks) AS u(tid, seq, rank)
-       ${rare}
-       ORDER BY rank DESC, seq DESC LIMIT ${limit})
-     SELECT ${query.select(params)}, b.rank AS text_match, (SELECT max(round) - bool_or(cut)::int FROM walk) AS walked_round${columns}
-     FROM best b JOIN records r ON r.ctid = b.tid AND r.workspace_id = ${params.workspace(query.workspaceId)}
-     ORDER BY text_match DESC, r.seq DESC`,
+    readCellsSql({
+      filter: { where, check: query.check, route },
+      tsq,
+      score,
+      tokens: tokenList,
+      starts: startList,
+      lastRound,
+      walk: walk !== undefined,
+      cut: walk !== undefined && query.common.length === 1,
+      found: params.add(walk?.found ?? 0),
+      // Every record holding a rare term is read and ranked too, in the walk.
+      rare: walk?.rare && query.rare ? params.add(query.rare) : undefined,
+      limit,
+      select: query.select(params),
+      signals: columns,
+      workspace: params.workspace(query.workspaceId),
+    }),
     params.values,
   );
   return {

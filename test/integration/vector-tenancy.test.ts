@@ -12,7 +12,7 @@ import { buildVocabulary } from "../../bench/vocabulary.js";
 import { requireCatalog, searchParts, validateSearchSpec } from "../../src/catalog/index.js";
 import { localEmbedding } from "../../src/models/local/adapter.js";
 import { wordVectors } from "../../src/models/local/vectors.js";
-import { similaritySql } from "../../src/search/candidates.js";
+import { similaritySql } from "../../src/search/candidates-sql.js";
 import { filterSql, Params } from "../../src/search/sql.js";
 import { createTestApp, type TestApp, testConfig } from "../support/app.js";
 import { LOCAL_SPACE } from "../support/embedders.js";

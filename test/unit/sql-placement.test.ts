@@ -1,9 +1,16 @@
-// Each table is written only by its owner (docs/development.md "Tables and their owners", read by
-// scripts/sql-placement.ts), and each rule is seen to fire on a probe: a file added or changed in
+// SQL text lives only in SQL files (a module's sql.ts or <topic>-sql.ts, and the migrations), and
+// each table is written only by its owner (docs/development.md "Tables and their owners", read by
+// scripts/sql-placement.ts); each rule is seen to fire on a probe: a file added or changed in
 // memory only, never on disk.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { misplacedWrites, readOwners, sqlLiterals, writtenTables } from "../../scripts/sql-placement.js";
+import {
+  misplacedSql,
+  misplacedWrites,
+  readOwners,
+  sqlLiterals,
+  writtenTables,
+} from "../../scripts/sql-placement.js";
 
 const root = new URL("../../", import.meta.url);
 const owners = readOwners();
@@ -66,5 +73,36 @@ describe("the tables and their owners", () => {
       "runs",
     ]);
     expect(writtenTables("INSERT INTO ? (workspace_id) SELECT $1")).toEqual(["?"]);
+  });
+});
+
+describe("SQL text", () => {
+  /** The files a probe's SQL is refused in (what the tree breaks aside). */
+  const refusedIn = (overlay: Record<string, string>) => {
+    const probed = Object.keys(overlay);
+    return misplacedSql(sqlLiterals(overlay))
+      .map((violation) => violation.detail.split(":")[0])
+      .filter((file) => file !== undefined && probed.includes(file));
+  };
+
+  it("lives only in sql.ts files and the migrations", () => {
+    expect(misplacedSql(sqlLiterals())).toEqual([]);
+  });
+
+  it("is seen in a statement, a clause assembled in a template, or DDL, but not in an error's message", () => {
+    const probes = {
+      "src/search/probe-a.ts": 'export const A = "SELECT 1 FROM records WHERE workspace_id = $1";\n',
+      "src/search/probe-b.ts":
+        "export const b = (w: string) => `r.ready ORDER BY r.seq DESC LIMIT $" + "{w}`;\n",
+      "src/records/probe-c.ts": 'export const C = "CREATE INDEX x ON records (seq)";\n',
+      "src/records/probe-d.ts":
+        'throw new DatabaseSetupError("run CREATE EXTENSION vector; as a superuser");\n',
+      "src/search/probe-sql.ts": 'export const E = "SELECT 1";\n',
+    };
+    expect(refusedIn(probes).sort()).toEqual([
+      "src/records/probe-c.ts",
+      "src/search/probe-a.ts",
+      "src/search/probe-b.ts",
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 // GET /context (src/contract/context.ts): an entity's records packed into a token budget.
 import type { FastifyInstance } from "fastify";
-import { assembleContext, type ContextDeps, type ContextQuery } from "../../context/assemble.js";
+import { assembleContext, type ContextDeps, type ContextQuery } from "../../context/index.js";
 import { CONTEXT } from "../../contract/index.js";
 import { contractRoute } from "../contract-route.js";
 
