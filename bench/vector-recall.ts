@@ -63,7 +63,7 @@ export async function measureVectorRecall(
     let depth = 0;
     for (const { spec, part } of measuredParts(catalog, vocabulary, options, mode)) {
       if ((part.mode !== "vector" && part.mode !== "hybrid") || part.scope.entities) continue;
-      const query = await queryVector({ models }, catalog, part, spec.q);
+      const query = await queryVector({ models }, { catalog, part, q: spec.q });
       if (!query || query.vector.every((x) => x === 0)) continue;
       depth = part.mode === "hybrid" ? hybridFirstDepth(part) : part.params.candidates;
       const input = proposeInput(
@@ -80,7 +80,7 @@ export async function measureVectorRecall(
       times.proposed.push(performance.now() - t0);
       // Ordered by the untyped column, which no HNSW index is built over: every row is scored.
       const params = new Params();
-      const where = filterSql(params, workspaceId, part, declarations);
+      const where = filterSql(params, { workspaceId, part, declarations });
       const vector = params.add(JSON.stringify(query.vector));
       t0 = performance.now();
       const { rows: exact } = await db.query<{ similarity: number }>(

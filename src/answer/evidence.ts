@@ -95,10 +95,13 @@ export async function gatherEvidence(
   const found = await search(deps, workspaceId, spec);
   const ids = found.hits.map((hit) => hit.id);
   if (input.graph?.graph && request.anchor !== undefined) {
-    const walk = await walkGraph(deps.db, workspaceId, catalog, input.graph.graph, {
-      ...GRAPH_WALK,
-      seed: request.anchor.trim(),
-    });
+    const walk = await walkGraph(
+      { db: deps.db, workspaceId, catalog, mapping: input.graph.graph },
+      {
+        ...GRAPH_WALK,
+        seed: request.anchor.trim(),
+      },
+    );
     ids.push(...walk.links.map((link) => link.id));
   }
   const rows: RowFields[] = await rowRecords(deps.db, workspaceId, [...new Set(ids)]);

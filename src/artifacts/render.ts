@@ -105,7 +105,12 @@ async function documentBlock(ctx: Context, block: DocumentBlock): Promise<BlockR
 
 async function viewBlock(ctx: Context, block: ViewBlock): Promise<BlockResult> {
   const args = fillTemplate(block.args, ctx.parameters);
-  const result = await runView(ctx.deps, ctx.workspaceId, ctx.catalog, block.view, args);
+  const result = await runView(ctx.deps, {
+    workspaceId: ctx.workspaceId,
+    catalog: ctx.catalog,
+    id: block.view,
+    args,
+  });
   return renderBlock(ctx, block, await rowRecords(ctx.deps.db, ctx.workspaceId, result.input_record_ids));
 }
 

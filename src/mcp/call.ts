@@ -93,7 +93,7 @@ export async function runTool(deps: ToolDeps, call: ToolCall): Promise<unknown> 
   const reference = tool.binding.reference as string;
   switch (tool.kind) {
     case "view":
-      return runView(deps, workspace.id, catalog, reference, args);
+      return runView(deps, { workspaceId: workspace.id, catalog, id: reference, args });
     case "artifact": {
       const artifact = listedArtifact(catalog, reference);
       const parameters = validateArguments(artifact.def.parameters, args);

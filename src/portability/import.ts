@@ -92,9 +92,9 @@ function checkInactiveProviders(header: Header, providers: CatalogDeps["provider
 async function installCatalogs(
   tx: Queryable,
   deps: Pick<CatalogDeps, "spaces" | "fields" | "providers">,
-  workspaceId: string,
-  header: Header,
+  target: { workspaceId: string; header: Header },
 ): Promise<InstalledCatalog | undefined> {
+  const { workspaceId, header } = target;
   if (header.catalog_installs.length === 0) return undefined;
   checkInactiveProviders(header, deps.providers);
   await restoreInstalls(tx, workspaceId, header.catalog_installs).catch((error) => {
@@ -167,7 +167,7 @@ export async function importWorkspace(
     // Taken first, as by every write: the workspace's writers and publishes wait for the import.
     await lockSeq(tx, workspace.id);
     if (existing) await refuseUnlessEmpty(tx, workspace);
-    const catalog = await installCatalogs(tx, deps, workspace.id, header);
+    const catalog = await installCatalogs(tx, deps, { workspaceId: workspace.id, header });
     const writer = rowWriter(db, tx, {
       workspaceId: workspace.id,
       withEmbeddings: header.with_embeddings,

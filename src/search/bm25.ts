@@ -100,11 +100,14 @@ interface TermsRow {
 /** The ranker of a text query under a search profile (none for a query without wanted terms). */
 export async function textRanker(
   db: Db,
-  workspaceId: string,
-  catalog: InstalledCatalog,
-  profile: SearchProfileDef | undefined,
-  terms: TextTerm[],
+  query: {
+    workspaceId: string;
+    catalog: InstalledCatalog;
+    profile: SearchProfileDef | undefined;
+    terms: TextTerm[];
+  },
 ): Promise<TextRanker> {
+  const { workspaceId, catalog, profile, terms } = query;
   const rank: TextRank = profile?.text_rank ?? DEFAULT_BM25;
   if (rank.kind === "ts_rank_cd") return rank;
   const config = profile?.text_config ?? "english";

@@ -21,11 +21,10 @@ export function shown(bodies: Bodies, candidate: Candidate): ShownCandidate {
  */
 export async function readBodies<T extends Scored>(
   db: Db,
-  workspaceId: string,
-  ranked: readonly T[],
-  count: number,
+  read: { workspaceId: string; ranked: readonly T[]; count: number },
 ): Promise<{ ranked: T[]; bodies: Bodies }> {
-  let pool = [...ranked];
+  const { workspaceId, count } = read;
+  let pool = [...read.ranked];
   const bodies = new Map<string, RecordBody>();
   for (;;) {
     const ids = pool
@@ -33,7 +32,11 @@ export async function readBodies<T extends Scored>(
       .map((r) => r.candidate.id)
       .filter((id) => !bodies.has(id));
     if (ids.length === 0) return { ranked: pool, bodies };
-    const rows = await queryRowsAsJson<RecordBody & { id: string }>(db, BODIES, [workspaceId, ids], true);
+    const rows = await queryRowsAsJson<RecordBody & { id: string }>(db, {
+      sql: BODIES,
+      values: [workspaceId, ids],
+      repeated: true,
+    });
     for (const { id, ...body } of rows) bodies.set(id, body);
     const asked = new Set(ids);
     pool = pool.filter((r) => bodies.has(r.candidate.id) || !asked.has(r.candidate.id));

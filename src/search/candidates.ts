@@ -68,8 +68,12 @@ function declarations(catalog: InstalledCatalog): Map<string, CollectionDef> {
  * fixes, and the text reads fenced to one index (textCandidates). Not the text tiers, which ran
  * 25% slower on a generic plan (bench/notes/pglite.md).
  */
-function run(db: Db, sql: string, params: Params, repeated = false): Promise<Candidate[]> {
-  return candidateRows(db, sql, params.values, repeated);
+function run(db: Db, statement: { sql: string; params: Params; repeated?: boolean }): Promise<Candidate[]> {
+  return candidateRows(db, {
+    sql: statement.sql,
+    values: statement.params.values,
+    repeated: statement.repeated ?? false,
+  });
 }
 
 export interface ProposeInput {
@@ -106,7 +110,12 @@ function textConfig(input: ProposeInput): string {
 async function rankerOf(input: ProposeInput): Promise<TextRanker> {
   return (
     input.ranker ??
-    textRanker(input.db, input.workspaceId, input.catalog, profileOf(input), textTerms(input.q ?? ""))
+    textRanker(input.db, {
+      workspaceId: input.workspaceId,
+      catalog: input.catalog,
+      profile: profileOf(input),
+      terms: textTerms(input.q ?? ""),
+    })
   );
 }
 
@@ -137,8 +146,12 @@ export async function textCandidates(
   const base = () => {
     const params = new Params();
     const tsq = tsQuerySql(params, config, q) as string;
-    const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-    return { params, tsq, where, columns: missingSignalsSql(input, params, missing, ranker) };
+    const where = filterSql(params, {
+      workspaceId: input.workspaceId,
+      part: input.part,
+      declarations: declarations(input.catalog),
+    });
+    return { params, tsq, where, columns: missingSignalsSql(input, params, { missing, ranker }) };
   };
   const entities = input.part.scope.entities;
   // One entity's matches are few and its rows are read through the entity index; the cells are
@@ -186,11 +199,10 @@ export async function textCandidates(
   const matches = entities
     ? entityRecordsSql(params, input.workspaceId, entities)
     : everyTermRare
-      ? textMatches(routeFilter(input.db, params, input.workspaceId, "t"))
+      ? textMatches(routeFilter(params, { db: input.db, workspaceId: input.workspaceId, alias: "t" }))
       : ALL_RECORDS;
-  return run(
-    input.db,
-    textProposalSql({
+  return run(input.db, {
+    sql: textProposalSql({
       select: candidateColumns(accessOf(input, params)),
       textMatch: textMatchSql(params, ranker, "q.tsq"),
       signals: columns,
@@ -201,8 +213,8 @@ export async function textCandidates(
     }),
     params,
     // A fenced read's plan is its index's, whatever the values (bench/notes/pglite.md).
-    entities !== undefined || everyTermRare,
-  );
+    repeated: entities !== undefined || everyTermRare,
+  });
 }
 
 /** Vector proposals, nearest first (also the bench's vector recall measure, bench/vector-recall.ts). */
@@ -228,13 +240,17 @@ export async function vectorCandidates(
           exactRows: input.vectorExactRows,
         })
       : undefined;
-  if (!reads) return exactVectorCandidates(input, limit, missing, ranker);
+  if (!reads) return exactVectorCandidates(input, { limit, missing, ranker });
   // One statement's nearest rows among `rows` of embeddings e, by the indexed expression (the
   // walk: the join repeats the index predicate, src/records/embedding-index.ts; filters are
   // checked on each neighbour as the iterative scan yields it) or by the stored vector (exact).
   const statement = (params: Params) => {
-    const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-    const signals = missingSignalsSql(input, params, missing, ranker);
+    const where = filterSql(params, {
+      workspaceId: input.workspaceId,
+      part: input.part,
+      declarations: declarations(input.catalog),
+    });
+    const signals = missingSignalsSql(input, params, { missing, ranker });
     const query = params.add(vectorLiteral(vector));
     const lim = params.add(limit);
     const workspace = params.workspace(input.workspaceId);
@@ -264,12 +280,12 @@ export async function vectorCandidates(
     const sql = reads.tail
       ? walkWithTailSql(indexed, nearest(reads.tail, { exact: true, leads: true }), lim)
       : indexed;
-    return run(input.db, sql, params, true);
+    return run(input.db, { sql, params, repeated: true });
   };
   // Hybrid's text list proposes its query's best matches already, each with its similarity: the
   // seeds added 0.003 to its pool's share of the exact top 20 at 1M and 72% to its p50.
   const [walked, seeds] = await Promise.all([walk(), missing.text_match ? [] : vectorSeeds(input)]);
-  if (await shortWalk(input, walked, limit)) return exactVectorCandidates(input, limit, missing, ranker);
+  if (await shortWalk(input, walked, limit)) return exactVectorCandidates(input, { limit, missing, ranker });
   const known = new Set(walked.map((row) => row.id));
   const unseen = seeds.filter((id) => !known.has(id));
   let scored: Candidate[] = [];
@@ -278,7 +294,7 @@ export async function vectorCandidates(
     const { nearest } = statement(params);
     const rows = seedRowsSql(params, space, unseen);
     // A zero vector has no cosine (NaN; HNSW leaves such vectors out): not a neighbour.
-    scored = (await run(input.db, nearest(rows, { exact: true, leads: false }), params)).filter(
+    scored = (await run(input.db, { sql: nearest(rows, { exact: true, leads: false }), params })).filter(
       (row) => !Number.isNaN(Number(row.similarity)),
     );
   }
@@ -360,14 +376,17 @@ async function vectorSeeds(input: ProposeInput): Promise<string[]> {
 /** Vector proposals by scoring every embedding of the space in scope (no HNSW index serves it). */
 async function exactVectorCandidates(
   input: ProposeInput,
-  limit: number,
-  missing: Missing,
-  ranker: TextRanker | undefined,
+  want: { limit: number; missing: Missing; ranker: TextRanker | undefined },
 ): Promise<Candidate[]> {
+  const { limit, missing, ranker } = want;
   const query = input.query as QueryVector;
   const params = new Params();
-  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const signals = missingSignalsSql(input, params, missing, ranker);
+  const where = filterSql(params, {
+    workspaceId: input.workspaceId,
+    part: input.part,
+    declarations: declarations(input.catalog),
+  });
+  const signals = missingSignalsSql(input, params, { missing, ranker });
   const join = embeddingJoinSql(params, {
     workspaceId: input.workspaceId,
     space: query.space,
@@ -379,9 +398,8 @@ async function exactVectorCandidates(
   const rows = input.part.scope.entities
     ? entityRecordsSql(params, input.workspaceId, input.part.scope.entities)
     : ALL_RECORDS;
-  return run(
-    input.db,
-    exactVectorSql({
+  return run(input.db, {
+    sql: exactVectorSql({
       select: candidateColumns(accessOf(input, params)),
       similarity,
       signals,
@@ -391,7 +409,7 @@ async function exactVectorCandidates(
       limit: params.add(limit),
     }),
     params,
-  );
+  });
 }
 
 async function recentCandidates(
@@ -400,39 +418,39 @@ async function recentCandidates(
   missing: Missing = {},
 ): Promise<Candidate[]> {
   const params = new Params();
-  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
-  const signals = missingSignalsSql(
-    input,
-    params,
+  const where = filterSql(params, {
+    workspaceId: input.workspaceId,
+    part: input.part,
+    declarations: declarations(input.catalog),
+  });
+  const signals = missingSignalsSql(input, params, {
     missing,
-    missing.text_match ? await rankerOf(input) : undefined,
-  );
-  return run(
-    input.db,
-    recentSql({
+    ranker: missing.text_match ? await rankerOf(input) : undefined,
+  });
+  return run(input.db, {
+    sql: recentSql({
       select: candidateColumns(accessOf(input, params)),
       signals,
       where,
       limit: params.add(limit),
     }),
     params,
-    true,
-  );
+    repeated: true,
+  });
 }
 
 async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
   const params = new Params();
   const decl = declarations(input.catalog);
-  const where = filterSql(params, input.workspaceId, input.part, decl);
+  const where = filterSql(params, { workspaceId: input.workspaceId, part: input.part, declarations: decl });
   // explain: the values the rows are sorted by, as sorted (numeric, timestamptz or text).
   const orderValues = input.explain
     ? orderValuesSql(
         input.part.order_by.map((order) => fieldValueSql("r.", declarationOf(decl, input.part, order.field))),
       )
     : "";
-  return run(
-    input.db,
-    structuredSql({
+  return run(input.db, {
+    sql: structuredSql({
       select: candidateColumns(accessOf(input, params)),
       orderValues,
       where,
@@ -440,7 +458,7 @@ async function structuredCandidates(input: ProposeInput): Promise<Candidate[]> {
       limit: params.add(input.part.k),
     }),
     params,
-  );
+  });
 }
 
 /** The signals a hybrid candidate needs beside its own list's (none outside hybrid). */
@@ -457,9 +475,9 @@ interface Missing {
 function missingSignalsSql(
   input: ProposeInput,
   params: Params,
-  missing: Missing,
-  ranker: TextRanker | undefined,
+  signals: { missing: Missing; ranker: TextRanker | undefined },
 ): string {
+  const { missing, ranker } = signals;
   const columns: string[] = [];
   if (missing.text_match && ranker) {
     const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
@@ -509,12 +527,15 @@ interface ListedCandidate extends Candidate {
  */
 async function entityHybridCandidates(
   input: ProposeInput,
-  entities: string[],
-  limit: number,
-  offered?: Map<string, number[]>,
+  read: { entities: string[]; limit: number; offered: Map<string, number[]> | undefined },
 ): Promise<Candidate[]> {
+  const { entities, limit, offered } = read;
   const params = new Params();
-  const where = filterSql(params, input.workspaceId, input.part, declarations(input.catalog));
+  const where = filterSql(params, {
+    workspaceId: input.workspaceId,
+    part: input.part,
+    declarations: declarations(input.catalog),
+  });
   // No wanted term (only exclusions, or none): the text list is empty and text_match is 0.
   const tsq = tsQuerySql(params, textConfig(input), input.q ?? "");
   const text = tsq ? { tsq, rank: textMatchSql(params, await rankerOf(input), "q.tsq") } : undefined;
@@ -528,9 +549,8 @@ async function entityHybridCandidates(
         similarity: similaritySql(input.db, params, input.query),
       }
     : undefined;
-  const rows = await candidateRows<ListedCandidate>(
-    input.db,
-    entityHybridSql({
+  const rows = await candidateRows<ListedCandidate>(input.db, {
+    sql: entityHybridSql({
       text,
       vector,
       limit: params.add(limit),
@@ -539,10 +559,10 @@ async function entityHybridCandidates(
       rows: entityRecordsSql(params, input.workspaceId, entities),
       where,
     }),
-    params.values,
+    values: params.values,
     // The entity fence fixes the plan (textCandidates).
-    true,
-  );
+    repeated: true,
+  });
   const candidates = rows.map(({ vector_rank, text_rank, recent_rank, ...candidate }) => ({
     candidate,
     places: [vector_rank, text_rank, recent_rank].map((place) =>
@@ -579,7 +599,11 @@ export async function propose(proposal: ProposeInput): Promise<Proposal> {
       break;
     case "hybrid":
       if (input.part.scope.entities) {
-        candidates = await entityHybridCandidates(input, input.part.scope.entities, limit, offered);
+        candidates = await entityHybridCandidates(input, {
+          entities: input.part.scope.entities,
+          limit,
+          offered,
+        });
         break;
       }
       // Independent proposals (HYBRID_LISTS of them), each returning both signals: a server pool

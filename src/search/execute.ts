@@ -16,7 +16,7 @@ import type { Db } from "../platform/db/index.js";
 import { storageLayout } from "../platform/db/index.js";
 import { AppError } from "../platform/errors.js";
 import { markAccessed } from "../records/index.js";
-import { readBodies, shown } from "./bodies.js";
+import { type Bodies, readBodies, shown } from "./bodies.js";
 import { type Proposal, propose } from "./candidates.js";
 import type { QueryVector } from "./candidates-sql.js";
 import {
@@ -62,20 +62,18 @@ interface ExplainPart {
   catalog: InstalledCatalog;
 }
 
-/** The query embedding of the part's profile, when its mode needs one. */
 /**
  * The query vectors of one request, by embedding alias: sources of one profile (or of profiles
  * sharing an alias) embed `q` once between them.
  */
 export type QueryVectors = Map<string, Promise<number[]>>;
 
+/** The query embedding of the part's profile, when its mode needs one. */
 export async function queryVector(
   deps: Pick<SearchDeps, "models">,
-  catalog: InstalledCatalog,
-  part: SearchPart,
-  q: string | undefined,
-  vectors: QueryVectors = new Map(),
+  query: { catalog: InstalledCatalog; part: SearchPart; q: string | undefined; vectors?: QueryVectors },
 ): Promise<QueryVector | undefined> {
+  const { catalog, part, q, vectors = new Map() } = query;
   if (part.mode !== "vector" && part.mode !== "hybrid") return undefined;
   const alias = catalog.index.searchProfiles.get(part.profile)?.def.embedding;
   const def = alias ? catalog.index.models.def.aliases[alias] : undefined;
@@ -101,7 +99,11 @@ function formulaOf(catalog: InstalledCatalog, part: SearchPart): RankNode | unde
 }
 
 /** Orders a pool by the rank expression, best first; explained by the same (traced) walk. */
-function rankPool(pool: Candidate[], formula: RankNode, now: Date, explain?: ExplainPart): Ranked[] {
+function rankPool(
+  pool: Candidate[],
+  rank: { formula: RankNode; now: Date; explain: ExplainPart | undefined },
+): Ranked[] {
+  const { formula, now, explain } = rank;
   if (explain) {
     const explained = explainRank(formula, pool, now);
     return orderByRank(pool, explained.values).map((i) => {
@@ -135,10 +137,9 @@ function structuredPool(pool: Candidate[], now: Date, explain?: ExplainPart): Ra
 /** Each source ranked and cut to its own k, then fused by RRF and boosted (rules 6-8). */
 function fuseSources(
   spec: CombinedSearchSpec,
-  catalog: InstalledCatalog,
-  proposals: Proposal[],
-  now: Date,
+  pools: { catalog: InstalledCatalog; proposals: Proposal[]; now: Date },
 ): Ranked[] {
+  const { catalog, proposals, now } = pools;
   const byId = new Map<string, Candidate>();
   // With explain: each source's ranked entries, whose explanations the fused ones build on.
   const explained: ExplainedSource[] | undefined = spec.explain ? [] : undefined;
@@ -148,7 +149,7 @@ function fuseSources(
     const explain = explained ? { part: source, proposal: proposals[i], catalog } : undefined;
     // A structured source is ranked by its order_by, as proposed.
     const entries = (
-      formula ? rankPool(pool, formula, now, explain) : structuredPool(pool, now, explain)
+      formula ? rankPool(pool, { formula, now, explain }) : structuredPool(pool, now, explain)
     ).slice(0, source.k);
     explained?.push({
       name: source.name,
@@ -188,23 +189,25 @@ function fuseSources(
   return hits;
 }
 
-export async function executeSearch(
-  deps: SearchDeps,
-  workspaceId: string,
-  catalog: InstalledCatalog,
-  spec: SearchSpec,
-) {
-  const started = performance.now();
-  const now = new Date();
-  const parts: (SearchPart & { name?: string })[] = spec.sources ?? [spec];
+/** One search: the workspace, its installed catalog and the validated spec. */
+export interface SearchRequest {
+  workspaceId: string;
+  catalog: InstalledCatalog;
+  spec: SearchSpec;
+}
+
+type RankingKind = "rank_expression" | "rrf" | "structured" | "llm_judge";
+
+/** Each part's candidates. Sources are independent searches: a server pool runs them at once (PGlite queues them). */
+function proposeParts(deps: SearchDeps, search: SearchRequest, parts: SearchPart[]): Promise<Proposal[]> {
+  const { workspaceId, catalog, spec } = search;
   // A fusion boost ranks every source's candidates.
   const boost = spec.sources ? spec.boost : undefined;
   const boostReadsAccess = boost !== undefined && readsAge(boost, "last_accessed");
-  // Sources are independent searches: a server pool runs them at once (PGlite queues them).
   const vectors: QueryVectors = new Map();
-  const proposals: Proposal[] = await Promise.all(
+  return Promise.all(
     parts.map(async (part) => {
-      const query = await queryVector(deps, catalog, part, spec.q, vectors);
+      const query = await queryVector(deps, { catalog, part, q: spec.q, vectors });
       const formula = formulaOf(catalog, part);
       return propose({
         db: deps.db,
@@ -224,70 +227,86 @@ export async function executeSearch(
       });
     }),
   );
-  const formula = spec.sources ? undefined : formulaOf(catalog, spec);
-  let kind: "rank_expression" | "rrf" | "structured" | "llm_judge" = spec.sources
-    ? "rrf"
-    : formula
-      ? "rank_expression"
-      : "structured";
-  const explain = spec.explain && !spec.sources ? { part: spec, proposal: proposals[0], catalog } : undefined;
-  let ranked: Ranked[];
-  if (spec.sources) ranked = fuseSources(spec, catalog, proposals, now);
-  else if (formula) ranked = rankPool(proposals[0]?.candidates ?? [], formula, now, explain);
-  else ranked = structuredPool(proposals[0]?.candidates ?? [], now, explain);
-  let graphBoostReport: GraphBoostReport | undefined;
-  if (spec.graph_boost) {
-    const boost = spec.graph_boost;
-    const boosted = await graphBoost({ db: deps.db, workspaceId, catalog, boost }, ranked);
-    ranked = boosted.ranked;
-    graphBoostReport = boosted.report;
-    if (spec.explain) {
-      ranked = ranked.map((r) => {
-        const distance = boosted.distanceOf(r.candidate);
-        if (distance === undefined) return r;
-        const node = (rank: RankTree) => ({
-          op: "graph_boost",
-          weight: boost.weight,
-          distance,
-          value: r.rank_score,
-          args: [rank],
-        });
-        return { ...r, explain: wrapRank(r.explain, node) };
-      });
-    }
-  }
-  // The shown records (the first k after rerank, so of the first max(k, top_n) before it).
-  const read = await readBodies(deps.db, workspaceId, ranked, Math.max(spec.k, spec.rerank?.top_n ?? 0));
-  ranked = read.ranked;
-  let rerankReport: RerankReport | undefined;
-  if (spec.rerank) {
-    const rerank = spec.rerank;
-    const judgedIds = spec.explain
-      ? new Set(ranked.slice(0, rerank.top_n).map((r) => r.candidate.id))
-      : undefined;
-    const judged = await rerankTop(
-      { models: deps.models(catalog), rerank, q: spec.q as string, bodies: read.bodies },
-      ranked,
-    );
-    ranked = judged.ranked;
-    rerankReport = judged.report;
-    kind = "llm_judge";
-    if (judgedIds) {
-      ranked = ranked.map((r) => {
-        const node = (rank: RankTree) => ({
-          op: "rerank",
-          model: rerank.model,
-          judged: judgedIds.has(r.candidate.id),
-          value: r.rank_score,
-          args: [rank],
-        });
-        return { ...r, explain: wrapRank(r.explain, node) };
-      });
-    }
-  }
-  // Scores span the whole pool (every candidate, or every merged record), after every boost.
+}
+
+/** The pool ranked: sources fused by RRF, one search by its rank expression, or structured as proposed. */
+function rankProposals(
+  search: SearchRequest,
+  proposals: Proposal[],
+  now: Date,
+): { ranked: Ranked[]; kind: RankingKind } {
+  const { catalog, spec } = search;
+  if (spec.sources) return { ranked: fuseSources(spec, { catalog, proposals, now }), kind: "rrf" };
+  const formula = formulaOf(catalog, spec);
+  const explain = spec.explain ? { part: spec, proposal: proposals[0], catalog } : undefined;
+  const pool = proposals[0]?.candidates ?? [];
+  return formula
+    ? { ranked: rankPool(pool, { formula, now, explain }), kind: "rank_expression" }
+    : { ranked: structuredPool(pool, now, explain), kind: "structured" };
+}
+
+/** graph_boost applied to the ranked pool; with explain, each boosted hit's rank wrapped in its node. */
+async function boostByGraph(
+  deps: SearchDeps,
+  search: SearchRequest,
+  ranked: Ranked[],
+): Promise<{ ranked: Ranked[]; report?: GraphBoostReport }> {
+  const { workspaceId, catalog, spec } = search;
+  const boost = spec.graph_boost;
+  if (!boost) return { ranked };
+  const boosted = await graphBoost({ db: deps.db, workspaceId, catalog, boost }, ranked);
+  if (!spec.explain) return { ranked: boosted.ranked, report: boosted.report };
+  const explained = boosted.ranked.map((r) => {
+    const distance = boosted.distanceOf(r.candidate);
+    if (distance === undefined) return r;
+    const node = (rank: RankTree) => ({
+      op: "graph_boost",
+      weight: boost.weight,
+      distance,
+      value: r.rank_score,
+      args: [rank],
+    });
+    return { ...r, explain: wrapRank(r.explain, node) };
+  });
+  return { ranked: explained, report: boosted.report };
+}
+
+/** rerank's model judges the top_n; with explain, each hit's rank wrapped in a node saying whether it was judged. */
+async function rerankByModel(
+  deps: SearchDeps,
+  search: SearchRequest,
+  read: { ranked: Ranked[]; bodies: Bodies },
+): Promise<{ ranked: Ranked[]; report?: RerankReport }> {
+  const { catalog, spec } = search;
+  const rerank = spec.rerank;
+  if (!rerank) return { ranked: read.ranked };
+  const judgedIds = spec.explain
+    ? new Set(read.ranked.slice(0, rerank.top_n).map((r) => r.candidate.id))
+    : undefined;
+  const judged = await rerankTop(
+    { models: deps.models(catalog), rerank, q: spec.q as string, bodies: read.bodies },
+    read.ranked,
+  );
+  if (!judgedIds) return judged;
+  const explained = judged.ranked.map((r) => {
+    const node = (rank: RankTree) => ({
+      op: "rerank",
+      model: rerank.model,
+      judged: judgedIds.has(r.candidate.id),
+      value: r.rank_score,
+      args: [rank],
+    });
+    return { ...r, explain: wrapRank(r.explain, node) };
+  });
+  return { ranked: explained, report: judged.report };
+}
+
+/** The first k hits, shaped by the spec; scores span the whole pool (every candidate, or every merged record), after every boost. */
+function shapeHits(search: SearchRequest, pool: { ranked: Ranked[]; bodies: Bodies; kind: RankingKind }) {
+  const { catalog, spec } = search;
+  const { ranked, bodies, kind } = pool;
   const scores = kind === "structured" ? undefined : minMaxScores(ranked.map((r) => r.rank_score));
-  const top = ranked.slice(0, spec.k).map((r) => ({ ...r, candidate: shown(read.bodies, r.candidate) }));
+  const top = ranked.slice(0, spec.k).map((r) => ({ ...r, candidate: shown(bodies, r.candidate) }));
   const hits = top.map((r, i) => {
     const declaration = catalog.index.collections.get(
       `${r.candidate.collection}@${r.candidate.collection_version}`,
@@ -302,12 +321,43 @@ export async function executeSearch(
       ...(r.explain ? { explain: r.explain() } : {}),
     };
   });
-  const displayScores = displayScoreNames(catalog.index);
+  return { hits, shown: top.map((r) => r.candidate) };
+}
+
+/** Refuses a response larger than the deployment allows (response_too_large). */
+function checkResponseSize(response: unknown, maxBytes: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify(response));
+  if (bytes > maxBytes) {
+    throw new AppError(
+      "response_too_large",
+      `the response would be ${bytes} bytes (limit ${maxBytes}); reduce k, include, fields or annotations`,
+    );
+  }
+}
+
+export async function executeSearch(deps: SearchDeps, search: SearchRequest) {
+  const started = performance.now();
+  const now = new Date();
+  const { workspaceId, catalog, spec } = search;
+  const parts: (SearchPart & { name?: string })[] = spec.sources ?? [spec];
+  const proposals = await proposeParts(deps, search, parts);
+  const pool = rankProposals(search, proposals, now);
+  const boosted = await boostByGraph(deps, search, pool.ranked);
+  // The shown records (the first k after rerank, so of the first max(k, top_n) before it).
+  const read = await readBodies(deps.db, {
+    workspaceId,
+    ranked: boosted.ranked,
+    count: Math.max(spec.k, spec.rerank?.top_n ?? 0),
+  });
+  const judged = await rerankByModel(deps, search, read);
+  const kind: RankingKind = spec.rerank ? "llm_judge" : pool.kind;
+  const { hits, shown } = shapeHits(search, { ranked: judged.ranked, bodies: read.bodies, kind });
   const render = spec.render
-    ? renderRows(
-        top.map((r) => r.candidate),
-        { budgetTokens: deps.renderBudgetTokens, fence: spec.fence, displayScores },
-      )
+    ? renderRows(shown, {
+        budgetTokens: deps.renderBudgetTokens,
+        fence: spec.fence,
+        displayScores: displayScoreNames(catalog.index),
+      })
     : undefined;
   const layout = storageLayout(deps.db);
   const response = {
@@ -325,16 +375,10 @@ export async function executeSearch(
       parts.flatMap((part) => part.targets),
       catalog.index,
     ),
-    ...(rerankReport ? { rerank: rerankReport } : {}),
-    ...(graphBoostReport ? { graph_boost: graphBoostReport } : {}),
+    ...(judged.report ? { rerank: judged.report } : {}),
+    ...(boosted.report ? { graph_boost: boosted.report } : {}),
   };
-  const bytes = Buffer.byteLength(JSON.stringify(response));
-  if (bytes > deps.maxResponseBytes) {
-    throw new AppError(
-      "response_too_large",
-      `the response would be ${bytes} bytes (limit ${deps.maxResponseBytes}); reduce k, include, fields or annotations`,
-    );
-  }
+  checkResponseSize(response, deps.maxResponseBytes);
   await markAccessed(
     deps.db,
     workspaceId,

@@ -106,7 +106,12 @@ export async function graphBoost<T extends Scored>(
     );
   // The validator resolved the view against this catalog; its absence is a programming error.
   if (!view) throw new Error(`graph_boost: no active graph view ${boost.graph ?? ""}`);
-  const { links } = await loadLinks(input.db, input.workspaceId, catalog, view.graph as GraphMapping);
+  const { links } = await loadLinks({
+    db: input.db,
+    workspaceId: input.workspaceId,
+    catalog,
+    mapping: view.graph as GraphMapping,
+  });
   const { distance, edges } = nodeDistances(links, boost.anchor, boost.depth);
   const result = applyGraphBoost(ranked, distance, boost.weight);
   return {

@@ -79,10 +79,13 @@ export function linksSql(
  */
 export function touchingSql(
   params: Params,
-  versions: CollectionDef[],
-  mapping: GraphMapping,
-  touching: { nodes: string[]; direction: Direction },
+  read: {
+    versions: CollectionDef[];
+    mapping: GraphMapping;
+    touching: { nodes: string[]; direction: Direction };
+  },
 ): string {
+  const { versions, mapping, touching } = read;
   const nodes = `${params.add(touching.nodes)}::text[]`;
   const ends =
     touching.direction === "out"

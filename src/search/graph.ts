@@ -41,6 +41,14 @@ import { type Direction, linksSql, ORPHANS, touchingSql, versionsSql } from "./g
 import { HIT_TEXT_CHARS, shortenMiddle } from "./shape.js";
 import { Params } from "./sql.js";
 
+/** Where a walk reads links: a workspace's edges collection, as its catalog maps it. */
+export interface GraphSource {
+  db: Db;
+  workspaceId: string;
+  catalog: InstalledCatalog;
+  mapping: GraphMapping;
+}
+
 export interface GraphWalk {
   seed: string;
   /** Empty: every predicate. */
@@ -107,28 +115,25 @@ function listedVersions(catalog: InstalledCatalog, name: string): CollectionDef[
  * fields are declared `filter` (src/search/field-indexes.ts).
  */
 export async function loadLinks(
-  db: Db,
-  workspaceId: string,
-  catalog: InstalledCatalog,
-  mapping: GraphMapping,
-  predicates: string[] = [],
-  touching?: { nodes: string[]; direction: Direction },
+  graph: GraphSource,
+  filter: { predicates?: string[]; touching?: { nodes: string[]; direction: Direction } } = {},
 ): Promise<{ links: GraphLink[]; read: Map<string, number> }> {
+  const { db, workspaceId, catalog, mapping } = graph;
+  const { predicates = [], touching } = filter;
   const versions = listedVersions(catalog, mapping.edges);
   const read = new Map<string, number>(versions.map((def) => [def.search_profile, 0]));
   if (versions.length === 0) return { links: [], read };
   const params = new Params();
   const scope = touching
-    ? touchingSql(params, versions, mapping, touching)
+    ? touchingSql(params, { versions, mapping, touching })
     : versionsSql(params, mapping.edges, versions);
   // Repeated: a view's walks send the same few texts, and on PGlite planning was a third of a
   // graph request (bench/notes/pglite.md).
-  const rows = await queryRowsAsJson<LinkRow>(
-    db,
-    linksSql(params, { workspaceId, versions, mapping, scope, predicates }),
-    params.values,
-    true,
-  );
+  const rows = await queryRowsAsJson<LinkRow>(db, {
+    sql: linksSql(params, { workspaceId, versions, mapping, scope, predicates }),
+    values: params.values,
+    repeated: true,
+  });
   const profileOf = new Map(versions.map((def) => [def.version, def.search_profile]));
   const links = rows.map(({ collection_version, ...link }) => {
     const profile = profileOf.get(Number(collection_version)) as string;
@@ -219,21 +224,15 @@ export function walkLinks(links: GraphLink[], walk: GraphWalk) {
  * distance first, so once the links read hold more than limit paths, deeper links could only add
  * paths past the cut: the reading stops there (a hub seed reads one level, not its neighbours').
  */
-export async function walkGraph(
-  db: Db,
-  workspaceId: string,
-  catalog: InstalledCatalog,
-  mapping: GraphMapping,
-  walk: GraphWalk,
-): Promise<GraphWalkResult> {
+export async function walkGraph(graph: GraphSource, walk: GraphWalk): Promise<GraphWalkResult> {
   const links = new Map<string, GraphLink>();
   const read = new Map<string, number>();
   const reached = new Set<string>([walk.seed]);
   let frontier = [walk.seed];
   for (let depth = 1; depth <= walk.depth && frontier.length > 0; depth++) {
-    const level = await loadLinks(db, workspaceId, catalog, mapping, walk.predicates, {
-      nodes: frontier,
-      direction: walk.direction,
+    const level = await loadLinks(graph, {
+      predicates: walk.predicates,
+      touching: { nodes: frontier, direction: walk.direction },
     });
     for (const [profile, n] of level.read) read.set(profile, (read.get(profile) ?? 0) + n);
     const next: string[] = [];
@@ -303,22 +302,17 @@ interface NodeRow {
 
 /** Current nodes no walkable link names, ordered by entity and key: limit + 1 rows at most. */
 async function loadOrphans(
-  db: Db,
-  workspaceId: string,
-  catalog: InstalledCatalog,
-  nodesCollection: string,
-  linked: string[],
-  limit: number,
+  source: Omit<GraphSource, "mapping">,
+  read: { nodesCollection: string; linked: string[]; limit: number },
 ): Promise<{ rows: NodeRow[]; versions: CollectionDef[] }> {
+  const { db, workspaceId, catalog } = source;
+  const { nodesCollection, linked, limit } = read;
   const versions = listedVersions(catalog, nodesCollection);
   if (versions.length === 0) return { rows: [], versions };
-  const rows = await queryRowsAsJson<NodeRow>(db, ORPHANS, [
-    workspaceId,
-    nodesCollection,
-    versions.map((def) => def.version),
-    linked,
-    limit + 1,
-  ]);
+  const rows = await queryRowsAsJson<NodeRow>(db, {
+    sql: ORPHANS,
+    values: [workspaceId, nodesCollection, versions.map((def) => def.version), linked, limit + 1],
+  });
   return { rows, versions };
 }
 
@@ -344,12 +338,15 @@ function bounded<T>(response: T, maxBytes: number): T {
 /** POST /views/{name}/query for kinds graph and graph_orphans. */
 export async function queryGraphView(
   deps: GraphDeps,
-  workspaceId: string,
-  catalog: InstalledCatalog,
-  view: ViewDef,
-  hash: string | undefined,
-  args: unknown,
+  query: {
+    workspaceId: string;
+    catalog: InstalledCatalog;
+    view: ViewDef;
+    hash: string | undefined;
+    args: unknown;
+  },
 ) {
+  const { workspaceId, catalog, view, hash, args } = query;
   const mapping = view.graph as GraphMapping;
   const parameters = graphArguments(view.parameters, args, deps.graphLimitMax);
   const profiles = profilesOf(catalog, [
@@ -361,13 +358,16 @@ export async function queryGraphView(
     profiles.map((name) => ({ name, layout, candidate_count: read.get(name) ?? 0 }));
   const head = { view: { name: view.name, version: view.version, hash }, parameters };
   if (view.kind === "graph") {
-    const walk = await walkGraph(deps.db, workspaceId, catalog, mapping, {
-      seed: parameters.seed as string,
-      predicates: parameters.predicates as string[],
-      direction: parameters.direction as Direction,
-      depth: parameters.depth as number,
-      limit: parameters.limit as number,
-    });
+    const walk = await walkGraph(
+      { db: deps.db, workspaceId, catalog, mapping },
+      {
+        seed: parameters.seed as string,
+        predicates: parameters.predicates as string[],
+        direction: parameters.direction as Direction,
+        depth: parameters.depth as number,
+        limit: parameters.limit as number,
+      },
+    );
     const hits = walk.links.map(hitOf);
     return bounded(
       {
@@ -385,10 +385,15 @@ export async function queryGraphView(
     );
   }
   const limit = parameters.limit as number;
-  const { links, read } = await loadLinks(deps.db, workspaceId, catalog, mapping);
+  const source = { db: deps.db, workspaceId, catalog };
+  const { links, read } = await loadLinks({ ...source, mapping });
   const linked = new Set<string>();
   for (const link of links) linked.add(link.subject).add(link.object);
-  const nodes = await loadOrphans(deps.db, workspaceId, catalog, mapping.nodes as string, [...linked], limit);
+  const nodes = await loadOrphans(source, {
+    nodesCollection: mapping.nodes as string,
+    linked: [...linked],
+    limit,
+  });
   const profileOf = new Map(nodes.versions.map((def) => [def.version, def.search_profile]));
   for (const row of nodes.rows) {
     const profile = profileOf.get(Number(row.collection_version)) as string;

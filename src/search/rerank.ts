@@ -22,10 +22,10 @@ export interface RerankReport {
 }
 
 /** Reranks the first top_n of the ranked pool, whose bodies (texts) were read. */
-export async function rerankTop(
+export async function rerankTop<T extends Scored>(
   input: { models: Models; rerank: Rerank; q: string; bodies: Bodies },
-  ranked: readonly Scored[],
-): Promise<{ ranked: Scored[]; report: RerankReport }> {
+  ranked: readonly T[],
+): Promise<{ ranked: T[]; report: RerankReport }> {
   const judged = ranked.slice(0, input.rerank.top_n);
   let result: Awaited<ReturnType<Models["rerank"]>>;
   try {

@@ -31,12 +31,10 @@ export class Params {
  * statement's time at 100k records), where the fenced index alone reads the same rows.
  */
 export function routeFilter(
-  db: Pick<Db, "distributed">,
   params: Params,
-  workspaceId: string,
-  alias: string,
+  read: { db: Pick<Db, "distributed">; workspaceId: string; alias: string },
 ): string {
-  return db.distributed ? `AND ${alias}.workspace_id = ${params.workspace(workspaceId)}` : "";
+  return read.db.distributed ? `AND ${read.alias}.workspace_id = ${params.workspace(read.workspaceId)}` : "";
 }
 
 /**
@@ -60,12 +58,15 @@ export function candidateColumns(accessOf?: string, r = "r"): string {
  */
 export async function candidateRows<T extends Candidate>(
   db: Db,
-  sql: string,
-  values: unknown[],
-  /** The statement recurs with other values (Db.queryRepeated). */
-  repeated = false,
+  statement: {
+    sql: string;
+    values: unknown[];
+    /** The statement recurs with other values (Db.queryRepeated). */
+    repeated?: boolean;
+  },
 ): Promise<T[]> {
-  const rows = await queryRowsAsJson<Record<string, unknown>>(db, sql, values, repeated);
+  const { sql, values, repeated = false } = statement;
+  const rows = await queryRowsAsJson<Record<string, unknown>>(db, { sql, values, repeated });
   if (db.kind === "pglite") {
     for (const row of rows) {
       for (const column of ["occurred_at", "created_at", "last_accessed"]) {
@@ -139,10 +140,9 @@ function targetsSql(params: Params, targets: SearchPart["targets"]): string {
  */
 export function filterSql(
   params: Params,
-  workspaceId: string,
-  part: SearchPart,
-  declarations: Map<string, CollectionDef>,
+  search: { workspaceId: string; part: SearchPart; declarations: Map<string, CollectionDef> },
 ): string {
+  const { workspaceId, part, declarations } = search;
   const scope = part.scope;
   const out = [
     `r.workspace_id = ${params.workspace(workspaceId)}`,
@@ -154,7 +154,8 @@ export function filterSql(
   if (scope.status !== "all") out.push(`r.status = ${params.add(scope.status)}`);
   if (scope.keyed === true) out.push("r.key IS NOT NULL");
   if (scope.keyed === false) out.push("r.key IS NULL");
-  if (part.as_of !== undefined) out.push(...asOfSql(params, workspaceId, part.as_of, scope.versions));
+  if (part.as_of !== undefined)
+    out.push(...asOfSql(params, { workspaceId, asOf: part.as_of, versions: scope.versions }));
   else out.push(headSql(params, workspaceId, scope.versions));
   if (scope.entities?.length === 1) {
     // Equality, not = ANY: PostgreSQL 15 walks (workspace, entity, occurred_at) in order only then.
@@ -192,7 +193,11 @@ function headSql(params: Params, workspaceId: string, versions: "current" | "all
  * retracted when its newest version by then is a tombstone. Each is one probe of
  * records_slot_seq per keyed row, a scalar subquery for the reason headSql gives.
  */
-function asOfSql(params: Params, workspaceId: string, asOf: string, versions: "current" | "all"): string[] {
+function asOfSql(
+  params: Params,
+  read: { workspaceId: string; asOf: string; versions: "current" | "all" },
+): string[] {
+  const { workspaceId, asOf, versions } = read;
   const moment = params.add(asOf);
   const slot = `FROM records n WHERE n.workspace_id = ${params.workspace(workspaceId)} AND n.entity = r.entity
        AND n.collection = r.collection AND n.key = r.key AND n.status = r.status

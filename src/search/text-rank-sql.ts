@@ -31,5 +31,5 @@ export function bm25Sql(params: Params, rank: Bm25Rank, r = "r"): string {
 }
 
 /** text_match as SQL under the ranker; `tsq` the statement's tsquery (ts_rank_cd's). */
-export const textMatchSql = (params: Params, ranker: TextRanker, tsq: string, r = "r") =>
-  ranker.kind === "bm25" ? bm25Sql(params, ranker, r) : `ts_rank_cd(${r}.search_text, ${tsq})`;
+export const textMatchSql = (params: Params, ranker: TextRanker, tsq: string) =>
+  ranker.kind === "bm25" ? bm25Sql(params, ranker) : `ts_rank_cd(r.search_text, ${tsq})`;

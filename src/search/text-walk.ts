@@ -243,10 +243,13 @@ async function holdingPatterns(
       ),
     ),
   );
-  const filter = { where, check: query.check, route: routeFilter(query.db, params, query.workspaceId, "t") };
-  return candidateRows(
-    query.db,
-    holdingPatternsSql(filter, {
+  const filter = {
+    where,
+    check: query.check,
+    route: routeFilter(params, { db: query.db, workspaceId: query.workspaceId, alias: "t" }),
+  };
+  return candidateRows(query.db, {
+    sql: holdingPatternsSql(filter, {
       any,
       select: query.select(params),
       score: bm25Sql(params, query.rank),
@@ -255,8 +258,8 @@ async function holdingPatterns(
       read: params.add(read.map((row) => row.id)),
       limit: params.add(query.limit),
     }),
-    params.values,
-  );
+    values: params.values,
+  });
 }
 
 /**
@@ -265,20 +268,19 @@ async function holdingPatterns(
  */
 async function topUp(query: WalkQuery, rows: Candidate[]): Promise<Candidate[]> {
   const { params, where, tsq, columns } = query.base();
-  const more = await candidateRows(
-    query.db,
-    topUpSql({
+  const more = await candidateRows(query.db, {
+    sql: topUpSql({
       select: query.select(params),
       score: bm25Sql(params, query.rank),
       signals: columns,
       tsq,
-      matches: textMatches(routeFilter(query.db, params, query.workspaceId, "t")),
+      matches: textMatches(routeFilter(params, { db: query.db, workspaceId: query.workspaceId, alias: "t" })),
       where,
       read: params.add(rows.map((row) => row.id)),
       limit: params.add(query.limit - rows.length),
     }),
-    params.values,
-  );
+    values: params.values,
+  });
   return [...rows, ...more].sort(byRank);
 }
 
@@ -314,7 +316,7 @@ async function readCells(
   const startList = params.add(starts);
   const limit = params.add(query.limit);
   const score = bm25Sql(params, query.rank);
-  const route = routeFilter(query.db, params, query.workspaceId, "t");
+  const route = routeFilter(params, { db: query.db, workspaceId: query.workspaceId, alias: "t" });
   // A walk's round stops at the matches it still needs (`cut`): a common word's round holds
   // thousands of records, and under a filter a whole round was read for a few hundred (a
   // filtered "database" at 1M records read 21k records for 200 matches, 124 ms). A round cut at
@@ -324,9 +326,8 @@ async function readCells(
   // free" 175 -> 433 ms). Given the tokens as constants rather than a recursive term's outer
   // reference, the planner estimated a large read and scanned the table, computing every
   // record's cells (seconds at 100k records).
-  const rows = await candidateRows<Candidate & { walked_round: number }>(
-    query.db,
-    readCellsSql({
+  const rows = await candidateRows<Candidate & { walked_round: number }>(query.db, {
+    sql: readCellsSql({
       filter: { where, check: query.check, route },
       tsq,
       score,
@@ -343,8 +344,8 @@ async function readCells(
       signals: columns,
       workspace: params.workspace(query.workspaceId),
     }),
-    params.values,
-  );
+    values: params.values,
+  });
   return {
     rows: rows.map(({ walked_round: _, ...candidate }) => candidate),
     // The last round read whole (a cut one is not); no row read: the walk went through every round.

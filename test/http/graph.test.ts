@@ -302,7 +302,7 @@ describe("graph views", () => {
       graphLimitMax: 5,
     };
     const refusal = (view: string, args: object) =>
-      queryView(deps, workspaceId, view, args).then(
+      queryView(deps, { workspaceId, name: view, args }).then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -314,10 +314,14 @@ describe("graph views", () => {
       extra: { errors: [{ path: "limit" }] },
     });
     expect(await refusal("orphan_pages", { limit: 6 })).toMatchObject({ code: "request_schema" });
-    const fits = (await queryView(deps, workspaceId, "topic_graph", { seed: "a", limit: 5 })) as any;
+    const fits = (await queryView(deps, {
+      workspaceId,
+      name: "topic_graph",
+      args: { seed: "a", limit: 5 },
+    })) as any;
     expect(fits.parameters.limit).toBe(5);
     // The default limit (20) is lowered to the ceiling rather than refused.
-    const orphans = (await queryView(deps, workspaceId, "orphan_pages", {})) as any;
+    const orphans = (await queryView(deps, { workspaceId, name: "orphan_pages", args: {} })) as any;
     expect(orphans.parameters).toEqual({ limit: 5 });
   });
 

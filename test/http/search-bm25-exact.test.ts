@@ -255,12 +255,12 @@ describe("text search top k equals brute-force BM25", () => {
     let cut = 0;
     for (const q of queries()) {
       const terms = textTerms(q);
-      const whole = await textRanker(t.db, workspaceId, catalog, profile, terms);
+      const whole = await textRanker(t.db, { workspaceId, catalog, profile, terms });
       if (whole.kind !== "bm25") throw new Error("the profile ranks by BM25");
       const wanted = terms.filter((term) => !term.negate);
       expect(whole.byTerm, q).toHaveLength(wanted.length);
       for (const [i, term] of wanted.entries()) {
-        const alone = await textRanker(t.db, workspaceId, catalog, profile, [term]);
+        const alone = await textRanker(t.db, { workspaceId, catalog, profile, terms: [term] });
         expect(termRank(whole, i), `${q}: ${term.text}`).toEqual(alone);
         cut++;
       }

@@ -31,11 +31,11 @@ describe("candidate rows", () => {
       const sql = `${CANDIDATES} WHERE seq > $1 ORDER BY ${order}`;
       const expected = (await t.db.query(sql, [0])).rows;
       expect(expected).toHaveLength(2);
-      expect(await candidateRows(t.db, sql, [0])).toEqual(expected);
+      expect(await candidateRows(t.db, { sql, values: [0] })).toEqual(expected);
     }
   });
 
   it("an empty result is an empty list", async () => {
-    expect(await candidateRows(t.db, `${CANDIDATES} WHERE seq < $1`, [0])).toEqual([]);
+    expect(await candidateRows(t.db, { sql: `${CANDIDATES} WHERE seq < $1`, values: [0] })).toEqual([]);
   });
 });

@@ -56,7 +56,9 @@ describe("repeated statements", () => {
     for (let i = 0; i < 3; i++) expect((await t.db.queryRepeated(VALUES_SQL, VALUES)).rows).toEqual(expected);
     const rows = `SELECT x AS id, x AS seq FROM generate_series(1, $1::int) x WHERE x <> ALL($2::int[]) ORDER BY x DESC`;
     const params = [5, [2, 4]];
-    expect(await candidateRows(t.db, rows, params, true)).toEqual(await candidateRows(t.db, rows, params));
+    expect(await candidateRows(t.db, { sql: rows, values: params, repeated: true })).toEqual(
+      await candidateRows(t.db, { sql: rows, values: params }),
+    );
   });
 
   it("fail as query() does, and a text that does not prepare is not kept", async () => {

@@ -37,7 +37,7 @@ describe("search bodies", () => {
   it("reads the text, content and annotations of the first count records only", async () => {
     const [a, b, c] = ids as [string, string, string];
     const pool = [scored(a, 3), scored(b, 2), scored(c, 1)];
-    const read = await readBodies(t.db, workspaceId, pool, 2);
+    const read = await readBodies(t.db, { workspaceId, ranked: pool, count: 2 });
     expect(read.ranked).toEqual(pool);
     expect([...read.bodies.keys()].sort()).toEqual([a, b].sort());
     expect(shown(read.bodies, { id: b } as Candidate)).toEqual({
@@ -53,14 +53,14 @@ describe("search bodies", () => {
     const [a, b, c] = ids as [string, string, string];
     const gone = randomUUID();
     const pool = [scored(a, 5), scored(gone, 4), scored(elsewhere, 3), scored(b, 2), scored(c, 1)];
-    const read = await readBodies(t.db, workspaceId, pool, 3);
+    const read = await readBodies(t.db, { workspaceId, ranked: pool, count: 3 });
     expect(read.ranked.map((r) => r.candidate.id)).toEqual([a, b, c]);
     expect([...read.bodies.keys()].sort()).toEqual([a, b, c].sort());
     expect(read.bodies.get(c)?.text).toBe("ticket number 3");
   });
 
   it("reads nothing for an empty window", async () => {
-    const read = await readBodies(t.db, workspaceId, [scored(randomUUID(), 1)], 0);
+    const read = await readBodies(t.db, { workspaceId, ranked: [scored(randomUUID(), 1)], count: 0 });
     expect(read.ranked).toHaveLength(1);
     expect(read.bodies.size).toBe(0);
   });

@@ -61,7 +61,7 @@ describe("workspace-wide vector search among tenants", () => {
     if (!part) throw new Error("no search part");
     const declarations = new Map([...catalog.index.collections].map(([id, entry]) => [id, entry.def]));
     const params = new Params();
-    const where = filterSql(params, tenant.id, part, declarations);
+    const where = filterSql(params, { workspaceId: tenant.id, part, declarations });
     const query = { space: LOCAL_SPACE, vector: localEmbedding(await wordVectors(), q) };
     // Ordered by an expression, which no HNSW index serves: every vector is scored, on either
     // layout (pgvector's type, or real[] where the server lacks it).

@@ -41,6 +41,20 @@ describe("the module graph of src/", () => {
     expect(rulesBroken({ "src/answer/probe.ts": 'import { x } from "../records/index.js";\n' })).toEqual([]);
   });
 
+  it("enters the catalog and each of its parts through their index.ts", () => {
+    const outside = rulesBroken({
+      "src/search/probe.ts": 'import { x } from "../catalog/publishing/load.js";\n',
+    });
+    expect(outside).toContain("enter src/catalog/ through its index.ts");
+    expect(outside).toContain("enter src/catalog/publishing/ through its index.ts");
+    // Between the catalog's parts too: families/ reads publishing/ only through its entry point.
+    const between = rulesBroken({
+      "src/catalog/families/probe.ts": 'import { x } from "../publishing/load.js";\n',
+    });
+    expect(between).toEqual(["enter src/catalog/publishing/ through its index.ts"]);
+    expect(rulesBroken({ "src/search/probe.ts": 'import { x } from "../catalog/index.js";\n' })).toEqual([]);
+  });
+
   it("keeps the shells apart, meeting only where MCP is mounted", () => {
     expect(rulesBroken({ "src/mcp/probe.ts": 'import { x } from "../http/index.js";\n' })).toContain(
       "src/mcp does not import src/http",

@@ -21,7 +21,10 @@ export function searchRoutes(
     ...contractRoute(QUERY_VIEW),
     config: { reads: true },
     handler: async (request) =>
-      queryView(deps, request.workspace.id, request.params.name, request.body, {
+      queryView(deps, {
+        workspaceId: request.workspace.id,
+        name: request.params.name,
+        args: request.body,
         explain: request.query.explain === true,
       }),
   });

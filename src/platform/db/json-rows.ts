@@ -13,11 +13,14 @@ import type { Db } from "./types.js";
  */
 export async function queryRowsAsJson<T>(
   db: Pick<Db, "kind" | "query" | "queryRepeated">,
-  sql: string,
-  values: unknown[],
-  /** The statement recurs with other values (Db.queryRepeated). */
-  repeated = false,
+  statement: {
+    sql: string;
+    values: unknown[];
+    /** The statement recurs with other values (Db.queryRepeated). */
+    repeated?: boolean;
+  },
 ): Promise<T[]> {
+  const { sql, values, repeated = false } = statement;
   const query = <R>(text: string, params: unknown[]) =>
     repeated ? db.queryRepeated<R>(text, params) : db.query<R>(text, params);
   if (db.kind !== "pglite") return (await query<T>(sql, values)).rows;
