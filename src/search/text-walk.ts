@@ -184,9 +184,16 @@ export async function walkTextCandidates(query: WalkQuery): Promise<Candidate[]>
   let unread = entries(query);
   // The walk goes a statement at a time over the next rounds' cells (most never get read: a
   // statement carrying every cell's token spent more on its array than on its reads).
+  // A cut round counts the rows held as found, but its matches may be among them (a rare term's
+  // records, read by the first statement): one that brought nothing new would be cut at the same
+  // place again and again. When a statement read no round whole, the next reads its rounds whole,
+  // so every statement after it advances.
+  let cut = true;
   for (let first = true; unread.length > 0 && (first || rows.length < query.limit); first = false) {
-    const walked = await readCells(query, nextRounds(unread), { rare: first, found: rows.length });
+    const rounds = nextRounds(unread);
+    const walked = await readCells(query, rounds, { rare: first, found: rows.length, cut });
     rows = merged(rows, walked.rows, query.limit);
+    cut = walked.round >= (rounds[0] as Entry).round;
     unread = unread.filter((entry) => entry.round > walked.round);
   }
   const kth = () => {
@@ -296,8 +303,11 @@ async function topUp(query: WalkQuery, rows: Candidate[]): Promise<Candidate[]> 
 async function readCells(
   query: WalkQuery,
   read: Entry[],
-  /** Present for a walk: with every record of the rare terms (`rare`), from `found` matches. */
-  walk?: { rare: boolean; found: number },
+  /**
+   * Present for a walk: with every record of the rare terms (`rare`), from `found` matches, each
+   * round cut at the matches still needed (`cut`, a query of one common word only).
+   */
+  walk?: { rare: boolean; found: number; cut: boolean },
 ): Promise<{ rows: Candidate[]; round: number }> {
   const { params, where, tsq, columns } = query.base();
   // Rounds numbered from 1 in the statement: the walk's first is `base` + 1.
@@ -335,7 +345,7 @@ async function readCells(
       starts: startList,
       lastRound,
       walk: walk !== undefined,
-      cut: walk !== undefined && query.common.length === 1,
+      cut: walk?.cut === true && query.common.length === 1,
       found: params.add(walk?.found ?? 0),
       // Every record holding a rare term is read and ranked too, in the walk.
       rare: walk?.rare && query.rare ? params.add(query.rare) : undefined,

@@ -213,6 +213,50 @@ describe("search: text proposals from the cells of the text index", () => {
     expect(ids(walked)).toEqual(ids(exact));
   });
 
+  it("ends a one-word walk whose cut round holds only records a rare term already read", async () => {
+    // "zircon" (rare: every record read outright by the first statement) is in two records that
+    // also hold the common "harbor", in a cell of long records past the first statement's rounds;
+    // the other harbor records are longer still. The second statement starts with those two
+    // held as found and needs one more: the round of their cell is cut at one match, a record
+    // already held. The walk then reads that round whole instead of cutting it again forever.
+    const pad = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, j) => `qx${String.fromCharCode(97 + (j % 26))}${String.fromCharCode(97 + (((j / 26) | 0) % 26))}`,
+      ).join(" ");
+    const record = (text: string, i: number) => ({
+      collection: "customer_events",
+      entity: `customer-${i % 5}`,
+      type: "ticket",
+      text,
+      content: { channel: "web" },
+    });
+    await t.writeRecords(
+      headers,
+      [0, 1].map((i) => record(`harbor zircon ${pad(300)}`, i)),
+    );
+    await t.writeRecords(
+      headers,
+      Array.from({ length: 40 }, (_, i) => record(`harbor ${pad(600)}`, i)),
+    );
+    await enrichAll(t.db, workspaceId);
+    const body = { mode: "text", q: "harbor zircon", k: 3, params: { candidates: 3 } };
+    const seen: string[] = [];
+    // A walk that does not advance sends statements without end (and starves the event loop, so
+    // no timeout fires): past 50 the recording refuses them and the walk fails here instead.
+    seen.push = (...sqls: string[]) => {
+      if (seen.length + sqls.length > 50) throw new Error("the walk sent over 50 statements");
+      return Array.prototype.push.apply(seen, sqls);
+    };
+    const walked = await propose(body, false, recording(seen));
+    expect(
+      seen.filter((sql) => sql.includes("engram_text_cells") && sql.includes("- w.found")).length,
+    ).toBeGreaterThan(1);
+    const exact = await propose(body, true);
+    expect(ids(walked)).toEqual(ids(exact));
+    expect(walked.map((c) => c.text_match)).toEqual(exact.map((c) => c.text_match));
+  }, 60_000);
+
   it("proposes only current values, never another workspace's records", async () => {
     const walked = await propose({ mode: "text", q: "refund", k: 10, params: { candidates: 50 } }, false);
     expect(ids(walked)).not.toContain(staleFact);
